@@ -1,0 +1,69 @@
+"""Problems as values: a location, a JSON path, a plain sentence and the rule that found it.
+
+Nothing in the loader, the linter or the compiler raises for bad input; each returns problems,
+and the CLI prints them as ``file:line:col: severity: $.json.path: message [rule]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning", "notice"]
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A place in a file of the repository: path relative to the root (POSIX), 1-based line and column."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong (or worth saying) about the catalog."""
+
+    location: Location
+    message: str
+    rule: str
+    json_path: str = "$"
+    severity: Severity = "error"
+
+    def format(self) -> str:
+        path = f"{self.json_path}: " if self.json_path and self.json_path != "$" else ""
+        return f"{self.location}: {self.severity}: {path}{self.message} [{self.rule}]"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "file": self.location.file,
+            "line": self.location.line,
+            "col": self.location.col,
+            "severity": self.severity,
+            "json_path": self.json_path,
+            "message": self.message,
+            "rule": self.rule,
+        }
+
+
+def json_path(parts: tuple[str | int, ...]) -> str:
+    """``('kernel', 'entries', 0, 'name')`` → ``$.kernel.entries[0].name``."""
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def sort_problems(problems: list[Problem]) -> list[Problem]:
+    """Problems in file order, then by line and column, so output is stable."""
+    return sorted(problems, key=lambda p: (p.location, p.json_path, p.rule, p.message))
+
+
+def has_errors(problems: list[Problem]) -> bool:
+    return any(p.severity == "error" for p in problems)

@@ -1,0 +1,257 @@
+"""Typed records of the catalog, built from schema-valid YAML documents.
+
+Each record keeps where it came from (its file and a map from JSON paths to positions), so that
+every later check (lint, compile claims, evidence freshness) can point at the line it is about.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from epldb.problems import Location
+
+JsonPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class SourceMap:
+    """Positions of a document's values (and of mapping keys) by JSON path."""
+
+    file: str
+    values: dict[JsonPath, Location] = field(default_factory=dict)
+    keys: dict[JsonPath, Location] = field(default_factory=dict)
+
+    def at(self, path: JsonPath = ()) -> Location:
+        """The position of the value at ``path``, or of its nearest ancestor that exists."""
+        for cut in range(len(path), -1, -1):
+            loc = self.values.get(tuple(path[:cut]))
+            if loc is not None:
+                return loc
+        return Location(self.file, 1, 1)
+
+    def key_at(self, path: JsonPath) -> Location:
+        """The position of the mapping key that names ``path`` (falls back to its value)."""
+        return self.keys.get(tuple(path)) or self.at(path)
+
+
+@dataclass(frozen=True)
+class Record:
+    """Fields every record kind has: id, title, and where it came from."""
+
+    id: str
+    title: str
+    file: str  # path relative to the repository root, POSIX
+    source: SourceMap = field(repr=False, compare=False)
+    data: dict[str, Any] = field(repr=False, compare=False)
+
+    def loc(self, *path: str | int) -> Location:
+        return self.source.at(tuple(path))
+
+
+@dataclass(frozen=True)
+class Feature(Record):
+    question: str = ""
+    definition: str = ""
+    properties: tuple[str, ...] = ()
+    example: str | None = None
+    counterexample: str | None = None
+
+
+@dataclass(frozen=True)
+class Cost:
+    factor: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Primitive(Record):
+    family: str = ""
+    summary: str = ""
+    scope: str = ""
+    features: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
+    costs: tuple[Cost, ...] = ()
+    contract: str | None = None
+    operators: tuple[str, ...] = ()
+    also_in: tuple[str, ...] = ()
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A kernel entry point; ``expression`` is the NVRTC name expression with ``{param}`` placeholders."""
+
+    name: str
+    expression: str
+    symbol: str
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> "Entry":
+        expression = d["expression"]
+        symbol = d.get("symbol") or expression.split("<", 1)[0].strip()
+        return Entry(name=d["name"], expression=expression, symbol=symbol)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    source: str  # relative to kernels/
+    entries: tuple[Entry, ...]
+
+    def entry(self, name: str) -> Entry:
+        for e in self.entries:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Claims:
+    sass_require: tuple[str, ...] = ()
+    sass_forbid: tuple[str, ...] = ()
+    max_registers: int | None = None
+    no_spills: bool = False
+
+
+ParamValue = int | str | bool
+
+
+@dataclass(frozen=True)
+class Realization(Record):
+    primitive: str = ""
+    summary: str = ""
+    status: str = "draft"
+    strategy: tuple[Phase, ...] = ()
+    kernel: Kernel = Kernel("", ())
+    params: dict[str, tuple[ParamValue, ...]] = field(default_factory=dict)
+    targets: tuple[str, ...] = ()
+    launch: dict[str, Any] | None = None  # the raw plan; epldb.launch evaluates it
+    claims: Claims = Claims()
+    determinism: str = "bitwise"
+    when_it_wins: str | None = None
+    notes: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The realization's own name, the part of the id after the primitive."""
+        return self.id.split("/", 1)[1]
+
+    @property
+    def kernel_path(self) -> PurePosixPath:
+        """Path of the kernel source relative to the repository root."""
+        return PurePosixPath("kernels") / self.kernel.source
+
+    def points(self) -> list[dict[str, ParamValue]]:
+        """Every point of the parameter space (the cross product), in declaration order."""
+        names = list(self.params)
+        return [dict(zip(names, combo)) for combo in itertools.product(*(self.params[n] for n in names))]
+
+
+@dataclass(frozen=True)
+class OperatorFeature:
+    feature: str
+    where: str
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    primitive: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Operator(Record):
+    summary: str = ""
+    math: str = ""
+    features: tuple[OperatorFeature, ...] = ()
+    decomposition: tuple[Stage, ...] = ()
+    peers: tuple[str, ...] = ()
+    notes: str | None = None
+
+    @property
+    def primitives(self) -> tuple[str, ...]:
+        """The primitives of the decomposition, each once, in stage order."""
+        return tuple(dict.fromkeys(s.primitive for s in self.decomposition))
+
+
+# --- construction from schema-valid documents ------------------------------------------------
+
+
+def _common(data: dict[str, Any], file: str, source: SourceMap) -> dict[str, Any]:
+    return {"id": data["id"], "title": data["title"], "file": file, "source": source, "data": data}
+
+
+def feature_from(data: dict[str, Any], file: str, source: SourceMap) -> Feature:
+    return Feature(
+        **_common(data, file, source),
+        question=data["question"],
+        definition=data["definition"],
+        properties=tuple(data["properties"]),
+        example=data.get("example"),
+        counterexample=data.get("counterexample"),
+    )
+
+
+def primitive_from(data: dict[str, Any], file: str, source: SourceMap) -> Primitive:
+    return Primitive(
+        **_common(data, file, source),
+        family=data["family"],
+        summary=data["summary"],
+        scope=data["scope"],
+        features=tuple(data["features"]),
+        properties=tuple(data["properties"]),
+        costs=tuple(Cost(c["factor"], c["note"]) for c in data["costs"]),
+        contract=data.get("contract"),
+        operators=tuple(data.get("operators", ())),
+        also_in=tuple(data.get("also_in", ())),
+        notes=data.get("notes"),
+    )
+
+
+def realization_from(data: dict[str, Any], file: str, source: SourceMap) -> Realization:
+    claims = data.get("claims", {})
+    sass = claims.get("sass", {})
+    return Realization(
+        **_common(data, file, source),
+        primitive=data["primitive"],
+        summary=data["summary"],
+        status=data["status"],
+        strategy=tuple(Phase(p["name"], p["text"]) for p in data["strategy"]),
+        kernel=Kernel(
+            source=data["kernel"]["source"],
+            entries=tuple(Entry.from_dict(e) for e in data["kernel"]["entries"]),
+        ),
+        params={k: tuple(v) for k, v in data["params"].items()},
+        targets=tuple(data["targets"]),
+        launch=data.get("launch"),
+        claims=Claims(
+            sass_require=tuple(sass.get("require", ())),
+            sass_forbid=tuple(sass.get("forbid", ())),
+            max_registers=claims.get("max_registers"),
+            no_spills=bool(claims.get("no_spills", False)),
+        ),
+        determinism=data["determinism"],
+        when_it_wins=data.get("when_it_wins"),
+        notes=data.get("notes"),
+    )
+
+
+def operator_from(data: dict[str, Any], file: str, source: SourceMap) -> Operator:
+    return Operator(
+        **_common(data, file, source),
+        summary=data["summary"],
+        math=data["math"],
+        features=tuple(OperatorFeature(f["feature"], f["where"]) for f in data["features"]),
+        decomposition=tuple(Stage(s["name"], s["primitive"], s["role"]) for s in data["decomposition"]),
+        peers=tuple(data["peers"]),
+        notes=data.get("notes"),
+    )
