@@ -1,0 +1,5 @@
+import sys
+
+from epldb.cli import main
+
+sys.exit(main())

@@ -1,0 +1,230 @@
+"""The catalog: every record of a repository loaded, schema-validated, linted and typed.
+
+``load(root)`` never raises for bad content: each problem is kept, located, on ``Catalog.problems``,
+and records that failed their schema are left out of the mappings (they cannot be typed).
+``load(root, strict=True)`` raises ``CatalogInvalid`` instead, for API users who want the model only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from epldb import schema
+from epldb.problems import Location, Problem, has_errors, sort_problems
+from epldb.records import (
+    Feature,
+    Operator,
+    Primitive,
+    Realization,
+    Record,
+    SourceMap,
+    feature_from,
+    operator_from,
+    primitive_from,
+    realization_from,
+)
+from epldb.yamlsafe import load_yaml
+
+# kind → (folder under catalog/, depth of the file below it, record builder)
+_LAYOUT: dict[schema.Kind, tuple[str, int, Callable[[dict[str, Any], str, SourceMap], Record]]] = {
+    "feature": ("features", 1, feature_from),
+    "primitive": ("primitives", 2, primitive_from),
+    "realization": ("realizations", 2, realization_from),
+    "operator": ("operators", 1, operator_from),
+}
+
+
+class CatalogInvalid(Exception):
+    """Raised by ``load(strict=True)`` when the catalog has errors; carries all of them."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        errors = [p for p in problems if p.severity == "error"]
+        super().__init__(f"{len(errors)} error(s) in the catalog:\n" + "\n".join(p.format() for p in errors))
+
+
+@dataclass
+class RecordFile:
+    """A record file as found on disk, before and after validation."""
+
+    kind: schema.Kind
+    path: str  # relative to the root, POSIX
+    expected_id: str
+    data: Any = None
+    source: SourceMap | None = None
+    valid: bool = False
+
+
+@dataclass
+class Catalog:
+    root: Path
+    features: dict[str, Feature] = field(default_factory=dict)
+    primitives: dict[str, Primitive] = field(default_factory=dict)
+    realizations: dict[str, Realization] = field(default_factory=dict)
+    operators: dict[str, Operator] = field(default_factory=dict)
+    files: list[RecordFile] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    # --- queries ---------------------------------------------------------------------------
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.problems)
+
+    @property
+    def catalog_dir(self) -> Path:
+        return self.root / "catalog"
+
+    @property
+    def kernels_dir(self) -> Path:
+        return self.root / "kernels"
+
+    def records(self) -> Iterator[Record]:
+        yield from self.features.values()
+        yield from self.primitives.values()
+        yield from self.realizations.values()
+        yield from self.operators.values()
+
+    def get(self, record_id: str) -> Record | None:
+        """Any record by id (realization ids contain a '/', so ids never collide across kinds
+        except between features, primitives and operators, which are looked up in that order)."""
+        for mapping in (self.realizations, self.primitives, self.features, self.operators):
+            if record_id in mapping:
+                return mapping[record_id]  # type: ignore[return-value]
+        return None
+
+    def kind_of(self, record: Record) -> str:
+        return type(record).__name__.lower()
+
+    def realizations_of(self, primitive_id: str) -> list[Realization]:
+        """The realizations of one primitive, by id."""
+        return [r for r in self.realizations.values() if r.primitive == primitive_id]
+
+    def primitives_where(self, *, family: str | None = None, feature: str | None = None) -> list[Primitive]:
+        """Primitives of a family and/or exploiting a feature."""
+        return [
+            p
+            for p in self.primitives.values()
+            if (family is None or p.family == family) and (feature is None or feature in p.features)
+        ]
+
+    def realizations_where(
+        self, *, family: str | None = None, feature: str | None = None, primitive: str | None = None
+    ) -> list[Realization]:
+        """Realizations whose primitive is of a family, exploits a feature, or is the one named."""
+        keep = {p.id for p in self.primitives_where(family=family, feature=feature)}
+        return [
+            r
+            for r in self.realizations.values()
+            if r.primitive in keep and (primitive is None or r.primitive == primitive)
+        ]
+
+    def operators_using(self, primitive_id: str) -> list[Operator]:
+        return [o for o in self.operators.values() if primitive_id in o.primitives]
+
+    def operators_with(self, feature_id: str) -> list[Operator]:
+        return [o for o in self.operators.values() if any(f.feature == feature_id for f in o.features)]
+
+
+def default_root() -> Path:
+    """This repository: the folder holding catalog/ above the installed package, else the
+    nearest ancestor of the working directory that has catalog/schema/."""
+    here = Path(__file__).resolve().parent.parent
+    if (here / "catalog" / "schema").is_dir():
+        return here
+    cwd = Path.cwd().resolve()
+    for candidate in (cwd, *cwd.parents):
+        if (candidate / "catalog" / "schema").is_dir():
+            return candidate
+    return cwd
+
+
+def _discover(root: Path) -> tuple[list[RecordFile], list[Problem]]:
+    files: list[RecordFile] = []
+    problems: list[Problem] = []
+    catalog_dir = root / "catalog"
+    for kind, (folder, depth, _) in _LAYOUT.items():
+        base = catalog_dir / folder
+        if not base.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            for name in sorted(filenames):
+                full = Path(dirpath) / name
+                rel_to_base = full.relative_to(base)
+                rel = full.relative_to(root).as_posix()
+                if name.startswith("."):
+                    continue
+                if not name.endswith(".yaml"):
+                    problems.append(Problem(Location(rel), "not a record: record files end in '.yaml'; rename or "
+                                            "remove it", "layout"))
+                    continue
+                if len(rel_to_base.parts) != depth:
+                    where = f"catalog/{folder}/" + ("<group>/" if depth == 2 else "") + "<id>.yaml"
+                    problems.append(Problem(Location(rel), f"a {kind} record belongs at {where}", "layout"))
+                    continue
+                stem = name[: -len(".yaml")]
+                expected = f"{rel_to_base.parts[0]}/{stem}" if kind == "realization" else stem
+                files.append(RecordFile(kind, rel, expected))
+    return files, problems
+
+
+def load(root: Path | str | None = None, *, strict: bool = False, lint: bool = True) -> Catalog:
+    """Load, validate and lint the catalog under ``root`` (default: this repository)."""
+    root_path = Path(root).resolve() if root is not None else default_root()
+    catalog = Catalog(root_path)
+    files, problems = _discover(root_path)
+    schema_dir = root_path / "catalog" / "schema"
+    if not schema_dir.is_dir():
+        # A root without its own schemas (a test fixture) is checked against this repository's.
+        schema_dir = default_root() / "catalog" / "schema"
+    mappings: dict[str, dict[str, Any]] = {
+        "feature": catalog.features,
+        "primitive": catalog.primitives,
+        "realization": catalog.realizations,
+        "operator": catalog.operators,
+    }
+    for rf in files:
+        try:
+            text = (root_path / rf.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(Location(rf.path), f"cannot read the file: {exc}", "io"))
+            continue
+        doc, yaml_problems = load_yaml(text, rf.path)
+        problems.extend(yaml_problems)
+        if doc is None:
+            continue
+        rf.data, rf.source = doc.data, doc.source
+        if not isinstance(doc.data, dict):
+            problems.append(Problem(doc.source.at(()), "a record is a YAML mapping of fields", schema.RULE))
+            continue
+        schema_problems = schema.validate(doc.data, rf.kind, doc.source, schema_dir)
+        problems.extend(schema_problems)
+        if schema_problems or yaml_problems:
+            continue
+        rf.valid = True
+        record = _LAYOUT[rf.kind][2](doc.data, rf.path, doc.source)
+        mapping = mappings[rf.kind]
+        if record.id in mapping:
+            first = mapping[record.id]
+            problems.append(Problem(record.loc("id"), f"id '{record.id}' is already used by {first.file}",
+                                    "unique-id", "$.id"))
+            continue
+        mapping[record.id] = record
+    catalog.files = files
+    for mapping in mappings.values():
+        ordered = dict(sorted(mapping.items()))
+        mapping.clear()
+        mapping.update(ordered)
+    if lint:
+        from epldb.lint import run_rules
+
+        problems.extend(run_rules(catalog))
+    catalog.problems = sort_problems(problems)
+    if strict and has_errors(catalog.problems):
+        raise CatalogInvalid(catalog.problems)
+    return catalog

@@ -1,0 +1,42 @@
+"""Every reference resolves: features and operators named by primitives, features and primitives named
+by operators, the primitive a realization realizes."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from epldb.problems import Problem, json_path
+from epldb.records import Record
+
+if TYPE_CHECKING:
+    from epldb.catalog import Catalog
+
+RULE = "references-resolve"
+
+
+def _missing(record: Record, path: tuple[str | int, ...], ref: str, kind: str, known: Iterable[str]) -> Problem:
+    close = difflib.get_close_matches(ref, list(known), n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else f"; add catalog/{kind}s/... or fix the name"
+    return Problem(record.loc(*path), f"no {kind} '{ref}' in the catalog{hint}", RULE, json_path(path))
+
+
+def check(catalog: "Catalog") -> Iterator[Problem]:
+    for p in catalog.primitives.values():
+        for i, f in enumerate(p.features):
+            if f not in catalog.features:
+                yield _missing(p, ("features", i), f, "feature", catalog.features)
+        for i, o in enumerate(p.operators):
+            if o not in catalog.operators:
+                yield _missing(p, ("operators", i), o, "operator", catalog.operators)
+    for o in catalog.operators.values():
+        for i, f in enumerate(o.features):
+            if f.feature not in catalog.features:
+                yield _missing(o, ("features", i, "feature"), f.feature, "feature", catalog.features)
+        for i, s in enumerate(o.decomposition):
+            if s.primitive not in catalog.primitives:
+                yield _missing(o, ("decomposition", i, "primitive"), s.primitive, "primitive", catalog.primitives)
+    for r in catalog.realizations.values():
+        if r.primitive not in catalog.primitives:
+            yield _missing(r, ("primitive",), r.primitive, "primitive", catalog.primitives)
