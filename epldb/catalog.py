@@ -97,6 +97,11 @@ class Catalog:
                 return mapping[record_id]  # type: ignore[return-value]
         return None
 
+    def invalid_ids(self, kind: str) -> set[str]:
+        """Ids of records of ``kind`` that exist on disk but failed their schema: references to them
+        are not reported again, the record's own problems already say what is wrong."""
+        return {rf.expected_id for rf in self.files if rf.kind == kind and not rf.valid}
+
     def kind_of(self, record: Record) -> str:
         return type(record).__name__.lower()
 

@@ -69,7 +69,9 @@ def _plain(error: Any, kind: str) -> list[tuple[JsonPath, bool, str]]:
         return [(path, False, f"missing required field '{missing}'")]
     if v == "type":
         want = error.validator_value
-        want_s = " or ".join(want) if isinstance(want, list) else want
+        names = {"array": "a list", "object": "a mapping", "string": "a string", "integer": "an integer",
+                 "number": "a number", "boolean": "a boolean (true or false)", "null": "empty (null)"}
+        want_s = " or ".join(names.get(w, w) for w in (want if isinstance(want, list) else [want]))
         hint = "; quote it to make it a string" if "string" in str(want) else ""
         return [(path, False, f"expected {want_s}, got {_describe_type(inst)} {json.dumps(inst, default=str)}{hint}")]
     if v == "enum":

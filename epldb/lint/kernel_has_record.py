@@ -3,6 +3,7 @@ kernel goes unverified and unlisted."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -18,19 +19,20 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
     kernels = catalog.kernels_dir
     if not kernels.is_dir():
         return
-    claimed = {r.kernel.source for r in catalog.realizations.values()}
-    # Records that failed their schema still claim their kernel: one problem per mistake, not two.
-    claimed |= {
+    # Records that failed their schema, or whose path kernel-path-inside refused ('../kernels/x.cu'),
+    # still claim their kernel: one problem per mistake, not two.
+    sources = {
         rf.data["kernel"]["source"]
         for rf in catalog.files
         if rf.kind == "realization" and isinstance(rf.data, dict)
         and isinstance(rf.data.get("kernel"), dict) and isinstance(rf.data["kernel"].get("source"), str)
     }
+    claimed = {posixpath.normpath(posixpath.join("kernels", s)) for s in sources}
     for path in sorted(kernels.rglob("*.cu")):
         rel = path.relative_to(kernels).as_posix()
         if rel.startswith("include/"):
             continue
-        if rel not in claimed:
+        if f"kernels/{rel}" not in claimed:
             yield Problem(Location(path.relative_to(catalog.root).as_posix()),
                           "kernel file has no realization record; add catalog/realizations/<primitive>/<name>.yaml "
                           f"with kernel.source: {rel}", RULE)

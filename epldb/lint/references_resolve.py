@@ -23,20 +23,24 @@ def _missing(record: Record, path: tuple[str | int, ...], ref: str, kind: str, k
 
 
 def check(catalog: "Catalog") -> Iterator[Problem]:
+    # A reference to a record that exists but failed its schema is not a second problem.
+    features = set(catalog.features) | catalog.invalid_ids("feature")
+    primitives = set(catalog.primitives) | catalog.invalid_ids("primitive")
+    operators = set(catalog.operators) | catalog.invalid_ids("operator")
     for p in catalog.primitives.values():
         for i, f in enumerate(p.features):
-            if f not in catalog.features:
+            if f not in features:
                 yield _missing(p, ("features", i), f, "feature", catalog.features)
         for i, o in enumerate(p.operators):
-            if o not in catalog.operators:
+            if o not in operators:
                 yield _missing(p, ("operators", i), o, "operator", catalog.operators)
     for o in catalog.operators.values():
         for i, f in enumerate(o.features):
-            if f.feature not in catalog.features:
+            if f.feature not in features:
                 yield _missing(o, ("features", i, "feature"), f.feature, "feature", catalog.features)
         for i, s in enumerate(o.decomposition):
-            if s.primitive not in catalog.primitives:
+            if s.primitive not in primitives:
                 yield _missing(o, ("decomposition", i, "primitive"), s.primitive, "primitive", catalog.primitives)
     for r in catalog.realizations.values():
-        if r.primitive not in catalog.primitives:
+        if r.primitive not in primitives:
             yield _missing(r, ("primitive",), r.primitive, "primitive", catalog.primitives)

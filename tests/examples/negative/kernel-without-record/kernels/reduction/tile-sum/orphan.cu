@@ -1,0 +1,2 @@
+// no record names this file
+__global__ void orphan() {}
