@@ -1,0 +1,4 @@
+// epl/block.cuh — everything the threads of one block do together.
+#pragma once
+
+#include "block/reduce.cuh"

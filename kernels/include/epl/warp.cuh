@@ -1,0 +1,4 @@
+// epl/warp.cuh — everything the 32 lanes of one warp do together.
+#pragma once
+
+#include "warp/reduce.cuh"
