@@ -103,4 +103,4 @@ def validate(data: Any, kind: Kind, source: SourceMap, schema_dir: Path) -> list
             for path, at_key, message in _plain(leaf, kind):
                 loc = source.key_at(path) if at_key else source.at(path)
                 problems.append(Problem(loc, message, RULE, json_path(path)))
-    return problems
+    return sorted(problems, key=lambda p: (p.location, p.json_path))

@@ -27,6 +27,9 @@ RULE = "yaml"
 _INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$|^0x[0-9a-fA-F]+$|^0o[0-7]+$")
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
+# Tags PyYAML's resolver gives plain scalars; any other tag was written explicitly (``!!python/...``).
+_IMPLICIT_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp", "value",
+                                                     "merge", "yaml")}
 _VERSION_LIKE = re.compile(r"^[0-9]+\.[0-9]*0$")
 
 
@@ -77,9 +80,7 @@ class _Builder:
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
         assert isinstance(node, yaml.ScalarNode)
-        if node.tag not in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
-                            "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp",
-                            "tag:yaml.org,2002:value", "tag:yaml.org,2002:merge") and not node.tag.startswith("tag:yaml.org,2002:"):
+        if node.tag not in _IMPLICIT_TAGS:
             self.problem(node.start_mark, path, f"explicit tag {node.tag!r} is not allowed; write a plain value")
             return node.value
         if node.style is None:  # plain (unquoted) scalar: resolve by the rules above

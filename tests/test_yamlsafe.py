@@ -1,0 +1,57 @@
+"""The positioned safe YAML loader: types as records need them, every mistake located."""
+
+from __future__ import annotations
+
+import pytest
+
+from epldb.yamlsafe import load_yaml
+
+
+def _load(text: str):
+    doc, problems = load_yaml(text, "f.yaml")
+    return doc, [p.format() for p in problems]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("v: off", "off"), ("v: yes", "yes"), ("v: No", "No"), ("v: true", True), ("v: false", False),
+        ("v: 1.10", "1.10"), ("v: 12.0", "12.0"), ("v: 0.97", 0.97), ("v: 1e-5", 1e-5), ("v: 256", 256),
+        ("v: 0x10", 16), ("v: 0755", "0755"), ("v: 1:30", "1:30"), ("v: '1.1'", "1.1"), ("v: ~", None),
+        ("v: -3", -3), ("v: .inf", float("inf")), ("v: sm_90a", "sm_90a"),
+    ],
+)
+def test_scalars_resolve_like_yaml_1_2_with_versions_kept(text: str, value: object) -> None:
+    doc, problems = _load(text)
+    assert problems == []
+    assert doc.data["v"] == value and type(doc.data["v"]) is type(value)
+
+
+def test_positions_are_one_based_for_values_and_keys() -> None:
+    doc, _ = _load("a:\n  b: [x, y]\n")
+    assert str(doc.source.at(("a", "b", 1))) == "f.yaml:2:10"
+    assert str(doc.source.key_at(("a", "b"))) == "f.yaml:2:3"
+    assert str(doc.source.at(("a", "missing", 3))) == "f.yaml:2:3"  # nearest ancestor
+
+
+def test_duplicate_keys_are_errors_and_the_first_value_is_kept() -> None:
+    doc, problems = _load("a: 1\nb:\n  c: 1\n  c: 2\n")
+    assert problems == ["f.yaml:4:3: error: $.b.c: duplicate key 'c' (first at line 3, column 3); keep one of them [yaml]"]
+    assert doc.data["b"]["c"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: &x 1\nb: *x\n", "f.yaml:1:4: error: YAML syntax: anchors ('&name') are not allowed in records; write the value out [yaml]"),
+        ("a: 1\n<<: {b: 2}\n", "f.yaml:2:1: error: merge keys ('<<') are not allowed; write the fields out [yaml]"),
+        ("? [a]\n: 1\n", "f.yaml:1:3: error: a mapping key must be a plain string [yaml]"),
+        ("a: !!python/object 1\n", "f.yaml:1:4: error: $.a: explicit tag 'tag:yaml.org,2002:python/object' is not allowed; write a plain value [yaml]"),
+        ("a: 'unterminated\n", "f.yaml:2:1: error: YAML syntax: while scanning a quoted scalar: found unexpected end of stream [yaml]"),
+        ("", "f.yaml:1:1: error: the file is empty; a record is a YAML mapping [yaml]"),
+        ("a: 1\n---\nb: 2\n", "f.yaml:2:1: error: YAML syntax: expected a single document in the stream: but found another document [yaml]"),
+    ],
+)
+def test_refused_constructs_are_located(text: str, message: str) -> None:
+    _, problems = _load(text)
+    assert problems == [message]
