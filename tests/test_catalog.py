@@ -1,0 +1,87 @@
+"""The repository's own catalog: valid, complete as the foundation promises, fast, and queryable."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import epldb
+from epldb.catalog import default_root
+
+FEATURES = {
+    "reduction-summarizable", "streaming-updatable-state", "tile-locality", "rematerializable-intermediate",
+    "reorder-friendly", "blockwise-decomposable", "mergeable-state",
+}
+PRIMITIVES = {
+    "reduction": {"warp-reduce", "block-reduce", "device-reduce", "segmented-row-reduce"},
+    "streaming": {"online-max-accumulation", "mergeable-statistics", "streaming-weighted-reduction",
+                  "split-state-merge"},
+    "tile-staging": {"shared-memory-staging", "register-double-buffering", "cp-async-multistage", "tma-bulk-copy",
+                     "warp-specialized-pipeline"},
+    "rematerialization": {"recompute-intermediate", "recompute-epilogue", "regenerate-instead-of-store",
+                          "statistics-only-checkpoint"},
+    "fusion": {"elementwise-chain-fusion", "epilogue-fusion", "accumulation-local-fusion",
+               "materialization-avoidance"},
+}
+OPERATORS = {"softmax", "log-softmax", "logsumexp", "layernorm", "rmsnorm", "cross-entropy",
+             "attention-row-statistics"}
+
+
+@pytest.fixture(scope="module")
+def catalog() -> epldb.Catalog:
+    return epldb.load()
+
+
+def test_repository_catalog_has_no_errors(catalog: epldb.Catalog) -> None:
+    assert [p.format() for p in catalog.problems if p.severity == "error"] == []
+
+
+def test_the_seven_features(catalog: epldb.Catalog) -> None:
+    assert set(catalog.features) == FEATURES
+
+
+@pytest.mark.parametrize("family", sorted(PRIMITIVES))
+def test_each_family_has_its_primitives(catalog: epldb.Catalog, family: str) -> None:
+    assert {p.id for p in catalog.primitives_where(family=family)} == PRIMITIVES[family]
+
+
+def test_the_seven_operator_case_studies(catalog: epldb.Catalog) -> None:
+    assert set(catalog.operators) == OPERATORS
+
+
+def test_every_primitive_says_what_it_relies_on_and_trades(catalog: epldb.Catalog) -> None:
+    for p in catalog.primitives.values():
+        assert p.properties and p.costs and p.features, p.id
+        assert p.operators or p.also_in, f"{p.id} names no operator it appears in"
+
+
+def test_load_and_validate_take_under_a_second() -> None:
+    epldb.load()  # warm imports (jsonschema, yaml) once; the bound is on a load itself
+    start = time.perf_counter()
+    epldb.load()
+    assert time.perf_counter() - start < 1.0
+
+
+def test_default_root_is_this_repository(catalog: epldb.Catalog) -> None:
+    assert catalog.root == default_root() and (catalog.root / "catalog" / "schema").is_dir()
+
+
+def test_queries(catalog: epldb.Catalog) -> None:
+    assert {r.primitive for r in catalog.realizations_of("block-reduce")} <= {"block-reduce"}
+    for r in catalog.realizations_where(family="reduction"):
+        assert catalog.primitives[r.primitive].family == "reduction"
+    for p in catalog.primitives_where(feature="mergeable-state"):
+        assert "mergeable-state" in p.features
+    for o in catalog.operators_using("online-max-accumulation"):
+        assert "online-max-accumulation" in o.primitives
+    assert catalog.get("block-reduce") is catalog.primitives["block-reduce"]
+    assert catalog.get("no-such-thing") is None
+
+
+def test_realization_points_are_the_cross_product(catalog: epldb.Catalog) -> None:
+    for r in catalog.realizations.values():
+        expected = 1
+        for values in r.params.values():
+            expected *= len(values)
+        assert len(r.points()) == expected
