@@ -19,7 +19,7 @@ def epldb(*args: str) -> subprocess.CompletedProcess[str]:
 def test_validate_schema_only_on_the_repository_prints_a_summary_and_exits_0() -> None:
     result = epldb("validate", "--schema-only")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines()[-1].startswith("catalog valid: 7 features, 22 primitives in 5 families")
+    assert result.stdout.splitlines()[-1].startswith("catalog valid: 7 features, 21 primitives in 5 families")
 
 
 def test_validate_json() -> None:
