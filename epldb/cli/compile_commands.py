@@ -1,0 +1,59 @@
+"""``epldb compile``: every realization × parameter point × target built with NVRTC, no GPU needed;
+prints registers, shared memory, stack, spills, barriers and SASS facts, and checks the claims."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from epldb.cli.common import EXIT_INVALID, EXIT_OK, UsageError, dump_json, load_catalog, print_problems
+from epldb.records import Realization
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("compile", help="build realizations with NVRTC (no GPU) and show their resources and SASS")
+    p.add_argument("ids", nargs="*", metavar="ID", help="realization or primitive ids (default: all realizations)")
+    p.add_argument("--target", action="append", help="only this target (repeatable), e.g. sm_90a")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=compile_command)
+
+
+def select_realizations(catalog, ids: list[str]) -> list[Realization]:  # type: ignore[no-untyped-def]
+    """Realizations named directly or through their primitive; all when no id is given."""
+    if not ids:
+        return list(catalog.realizations.values())
+    chosen: dict[str, Realization] = {}
+    for rid in ids:
+        if rid in catalog.realizations:
+            chosen[rid] = catalog.realizations[rid]
+        elif rid in catalog.primitives:
+            chosen.update({r.id: r for r in catalog.realizations_of(rid)})
+        else:
+            raise UsageError(f"no realization or primitive '{rid}'; `epldb list --kind realization` shows them")
+    return list(chosen.values())
+
+
+def compile_command(args: argparse.Namespace) -> int:
+    from epldb.compile import builds_as_dicts, compile_realization, format_table
+
+    catalog = load_catalog(args)
+    if not catalog.ok:
+        print_problems(catalog.problems, sys.stderr)
+        print("the catalog has errors; fix them first (`epldb validate --schema-only`)", file=sys.stderr)
+        return EXIT_INVALID
+    realizations = select_realizations(catalog, args.ids)
+    builds = []
+    for r in realizations:
+        targets = [t for t in r.targets if not args.target or t in args.target]
+        if args.target and not targets:
+            print(f"{r.id}: declares none of {', '.join(args.target)} (targets: {', '.join(r.targets)})",
+                  file=sys.stderr)
+        for target in targets:
+            builds.append(compile_realization(catalog.root, r, target))
+    problems = [p for b in builds for p in b.problems]
+    if args.json:
+        dump_json({"builds": builds_as_dicts(builds), "problems": [p.as_dict() for p in problems]})
+    else:
+        print(format_table(builds))
+        print_problems(problems)
+    return EXIT_INVALID if any(p.severity == "error" for p in problems) else EXIT_OK
