@@ -2,13 +2,16 @@
 
 The program is named after the kernel's repository-relative path (``kernels/<family>/...cu``) so
 the compiler's messages point at the file a person edits. Errors come back as values: the
-``CompileResult`` holds NVRTC's status and log, and ``diagnostics`` parses the log into
-file/line/column/message records that ``build`` turns into located problems.
+``CompileResult`` holds NVRTC's status and log, ``diagnostics`` parses the log into
+file/line/column/message records, and ``problems_from_log`` locates each one: in the kernel or
+header it is about (with the record line that names the kernel), or at the record's name
+expression or target when those are at fault.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Sequence
@@ -61,8 +64,6 @@ def compile_program(
     source: str, name: str, expressions: Sequence[str], options: Sequence[str]
 ) -> CompileResult:
     """Compile one program with NVRTC; never raises for bad source, options or expressions."""
-    import time
-
     try:
         from cuda.bindings import nvrtc
     except ImportError as exc:

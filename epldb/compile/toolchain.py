@@ -134,24 +134,23 @@ def cccl_version(cccl_include: Path) -> str | None:
 
 
 def _pick_cuda_include(nvrtc: str | None) -> Path | None:
-    """The header directory matching NVRTC best: same major.minor, else same major, else the first.
+    """The header directory matching NVRTC best: same major.minor, else same major, else any.
 
     NVRTC of one release may not parse the headers of a newer one, and pip and the toolkit can both
-    be present on one machine, so the version decides, not the search order alone.
+    be present on one machine (the GPU machine has a torch venv's nvidia/cu13 without CCCL beside
+    /usr/local/cuda), so the version decides first, then having CCCL in the same tree, then order.
     """
     cands = _cuda_include_candidates()
     if not cands:
         return None
-    if nvrtc is not None:
-        versions = {c: headers_version(c) for c in cands}
-        for c in cands:
-            if versions[c] == nvrtc:
-                return c
-        major = nvrtc.split(".")[0]
-        for c in cands:
-            if (versions[c] or "").split(".")[0] == major:
-                return c
-    return cands[0]
+
+    def rank(c: Path) -> tuple[int, int]:
+        v = headers_version(c)
+        match = 0 if nvrtc is None or v == nvrtc else 1 if v and v.split(".")[0] == nvrtc.split(".")[0] else 2
+        own_cccl = (c / "cccl" / _CCCL_MARKER).is_file() or (c / _CCCL_MARKER).is_file()
+        return match, 0 if own_cccl else 1
+
+    return min(cands, key=rank)  # min is stable: search order breaks ties
 
 
 def _find_nvdisasm(cuda_include: Path | None) -> Path | None:
