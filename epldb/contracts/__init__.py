@@ -1,0 +1,40 @@
+"""Measurement contracts by name (the ``contract:`` field of a primitive record)."""
+
+from __future__ import annotations
+
+from epldb.contracts.base import ArraySpec, Contract, Peer, Tolerance, make_rng, wide_range_values
+from epldb.contracts.block_tile_reduce import BlockTileReduce
+
+#: Contract classes by the name primitive records use; instances are made on demand.
+REGISTRY: dict[str, type[Contract]] = {
+    BlockTileReduce.name: BlockTileReduce,
+}
+
+_INSTANCES: dict[str, Contract] = {}
+
+
+def get_contract(name: str | None) -> Contract | None:
+    """The contract called ``name``, or None if there is none (or ``name`` is None)."""
+    if name is None or name not in REGISTRY:
+        return None
+    if name not in _INSTANCES:
+        _INSTANCES[name] = REGISTRY[name]()
+    return _INSTANCES[name]
+
+
+def contract_names() -> list[str]:
+    return sorted(REGISTRY)
+
+
+__all__ = [
+    "REGISTRY",
+    "ArraySpec",
+    "BlockTileReduce",
+    "Contract",
+    "Peer",
+    "Tolerance",
+    "contract_names",
+    "get_contract",
+    "make_rng",
+    "wide_range_values",
+]

@@ -1,0 +1,158 @@
+"""The measurement contract of a primitive: what a realization must compute, and how it is judged.
+
+A contract is the semantics a primitive is verified and timed under, written once in Python and
+shared by every realization of the primitive: input generation per shape and dtype (fresh random
+data with a large dynamic range, never zeros), output roles and sizes, the float64 reference, the
+minimal bytes moved and flops done (for fractions of the ceiling), tolerances per dtype, the
+reference shapes for verification and timing, and the peers (PyTorch eager, torch.compile,
+CuPy/CUB) that solve the same problem in the same run.
+
+Arrays are host NumPy or device CuPy arrays: every method takes the array module ``xp`` so the
+same code generates inputs and references on either side.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from epldb.contracts.dtypes import itemsize
+
+Shape = dict[str, int]
+Point = Mapping[str, Any]
+Arrays = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """One array of the problem: its name, catalog dtype and element count."""
+
+    name: str
+    dtype: str
+    count: int
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * itemsize(self.dtype)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Largest accepted error: max |out - ref| / max |ref|, and ||out - ref||_2 / ||ref||_2."""
+
+    max_rel: float
+    rel_l2: float
+
+
+#: A peer prepared for one problem: takes the input arrays (CuPy, by name), returns the outputs.
+PeerCall = Callable[[Arrays], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Peer:
+    """Another implementation of the same problem, timed in the same run (kind ``peer`` rows).
+
+    ``prepare(contract, shape, point)`` returns the call, or a string saying why the peer cannot
+    solve this instance (the row is then ``skipped`` with that detail).
+    """
+
+    name: str
+    title: str
+    prepare: Callable[["Contract", Shape, Point], "PeerCall | str"]
+
+
+def uniform01(rng: Any, count: int) -> Any:
+    """``count`` uniform doubles in [0, 1) from a NumPy Generator or a CuPy random state."""
+    if hasattr(rng, "random_sample"):  # CuPy's (and NumPy's legacy) RandomState
+        return rng.random_sample(count)
+    return rng.random(count)
+
+
+def wide_range_values(rng: Any, count: int, xp: Any = np, octaves: int = 8) -> Any:
+    """Random float64 values of both signs with magnitudes log-uniform in [2^-octaves, 2^octaves).
+
+    Never zero (also after rounding to bfloat16), and with a wide dynamic range, so that unwritten
+    outputs, lost elements and wrong indexing all show in the error.
+    """
+    exponent = uniform01(rng, count) * (2 * octaves) - octaves
+    magnitude = xp.exp2(exponent)
+    sign = xp.where(uniform01(rng, count) < 0.5, -1.0, 1.0)
+    return sign * magnitude
+
+
+def make_rng(xp: Any, seed: int) -> Any:
+    """A random generator for ``xp``: NumPy's default Generator, or CuPy's RandomState."""
+    if xp is np:
+        return np.random.default_rng(seed)
+    return xp.random.RandomState(seed)
+
+
+class Contract(ABC):
+    """Base class of contracts; subclasses fill the class variables and the abstract methods."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    shape_vars: ClassVar[tuple[str, ...]]
+    input_names: ClassVar[tuple[str, ...]]
+    output_names: ClassVar[tuple[str, ...]]
+    #: Parameters every realization under this contract must declare (the harness reads them).
+    required_params: ClassVar[tuple[str, ...]] = ()
+    #: Shapes every realization is verified at: sizes that are multiples of nothing, and large.
+    verify_shapes: ClassVar[tuple[Shape, ...]]
+    #: Timing shapes: from launch-latency-bound to far beyond L2.
+    bench_shapes_full: ClassVar[tuple[Shape, ...]]
+    bench_shapes_quick: ClassVar[tuple[Shape, ...]]
+    #: Tolerance per input dtype.
+    tolerance: ClassVar[dict[str, Tolerance]]
+    #: The bandwidth ceiling timed rows are a fraction of: "read" (read-dominated problems such
+    #: as reductions) or "copy" (as many bytes written as read).
+    ceiling: ClassVar[str] = "read"
+
+    def bench_shapes(self, quick: bool) -> tuple[Shape, ...]:
+        return self.bench_shapes_quick if quick else self.bench_shapes_full
+
+    def dtype_of(self, point: Point) -> str:
+        """The input dtype of a parameter point (its ``dtype`` parameter; float32 if none)."""
+        return str(point.get("dtype", "float32"))
+
+    def tolerance_for(self, point: Point) -> Tolerance:
+        return self.tolerance[self.dtype_of(point)]
+
+    @abstractmethod
+    def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
+        """The input arrays of one instance, in the order ``epldb.run`` takes them."""
+
+    @abstractmethod
+    def outputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
+        """The output arrays of one instance (name, dtype, count), in order."""
+
+    @abstractmethod
+    def shape_of(self, arrays: Arrays, point: Point) -> Shape:
+        """The shape variables of an instance, read off its input arrays."""
+
+    @abstractmethod
+    def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
+        """Fresh random inputs (storage arrays by name) for one instance; never zeros."""
+
+    @abstractmethod
+    def reference(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
+        """The float64 outputs by name, computed from the inputs' exact values."""
+
+    @abstractmethod
+    def bytes_moved(self, shape: Shape, point: Point) -> int:
+        """The fewest bytes any implementation must move through device memory."""
+
+    @abstractmethod
+    def flops(self, shape: Shape, point: Point) -> int:
+        """The arithmetic operations of the problem (one per binary op)."""
+
+    def peer_params(self, point: Point) -> dict[str, Any]:
+        """The part of a point that defines the problem peers solve (rows of one peer per value)."""
+        return dict(point)
+
+    def peers(self) -> tuple[Peer, ...]:
+        return ()

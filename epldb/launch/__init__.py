@@ -1,0 +1,36 @@
+"""Declarative launch plans: the safe arithmetic language and plan resolution."""
+
+from epldb.launch.expr import FUNCTIONS, Expr, ExprError, evaluate, parse, tokenize
+from epldb.launch.plan import (
+    ITEMSIZE,
+    ArrayArg,
+    LaunchLimits,
+    ResolvedPlan,
+    ResolvedStep,
+    ScalarArg,
+    ScratchBuffer,
+    check_plan,
+    contract_arrays,
+    plan_env,
+    resolve_plan,
+)
+
+__all__ = [
+    "FUNCTIONS",
+    "ITEMSIZE",
+    "ArrayArg",
+    "Expr",
+    "ExprError",
+    "LaunchLimits",
+    "ResolvedPlan",
+    "ResolvedStep",
+    "ScalarArg",
+    "ScratchBuffer",
+    "check_plan",
+    "contract_arrays",
+    "evaluate",
+    "parse",
+    "plan_env",
+    "resolve_plan",
+    "tokenize",
+]

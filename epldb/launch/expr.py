@@ -1,0 +1,340 @@
+"""The launch-plan expression language: integer arithmetic over shape and parameter names.
+
+A realization's launch plan is data, not code. Its grid, block, shared-memory and argument fields
+are written in this tiny language and evaluated once per shape and parameter point::
+
+    expr  := term (("+" | "-") term)*
+    term  := unary (("*" | "//" | "%") unary)*
+    unary := "-" unary | atom
+    atom  := INTEGER | NAME | NAME "(" expr ("," expr)* ")" | "(" expr ")"
+
+Functions: ``min(a, b, ...)``, ``max(a, b, ...)``, ``ceil_div(a, b)``, ``round_up(a, b)``.
+``//`` and ``%`` are floor division and modulo, as in Python. There is no ``/``: a launch
+dimension is an integer, and silently truncating a true division is how grids come out one block
+short.
+
+Nothing here calls ``eval`` or Python's parser: the tokenizer and the recursive-descent parser are
+below, and every error is a value (:class:`ExprError`) carrying the 1-based column inside the
+expression, so that callers can point at the field and the character.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Union
+
+#: Functions of the language and how many arguments each takes (None: two or more).
+FUNCTIONS: dict[str, int | None] = {
+    "ceil_div": 2,
+    "max": None,
+    "min": None,
+    "round_up": 2,
+}
+
+
+@dataclass(frozen=True)
+class ExprError:
+    """Why an expression could not be parsed or evaluated; ``col`` is 1-based within the text."""
+
+    col: int
+    message: str
+
+
+# --- syntax tree ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Num:
+    value: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Name:
+    name: str
+    col: int
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # one of + - * // %
+    left: "Node"
+    right: "Node"
+    col: int  # column of the operator
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple["Node", ...]
+    col: int  # column of the function name
+
+
+Node = Union[Num, Name, Neg, BinOp, Call]
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A parsed expression: its source text and its tree."""
+
+    text: str
+    node: Node
+
+    def names(self) -> list[tuple[str, int]]:
+        """Every name the expression reads, with its column, in order of appearance."""
+        return list(_names(self.node))
+
+    @property
+    def bare_name(self) -> str | None:
+        """The name, if the whole expression is one name (how array arguments are written)."""
+        return self.node.name if isinstance(self.node, Name) else None
+
+
+def _names(node: Node) -> Iterator[tuple[str, int]]:
+    if isinstance(node, Name):
+        yield node.name, node.col
+    elif isinstance(node, Neg):
+        yield from _names(node.operand)
+    elif isinstance(node, BinOp):
+        yield from _names(node.left)
+        yield from _names(node.right)
+    elif isinstance(node, Call):
+        for a in node.args:
+            yield from _names(a)
+
+
+# --- tokenizer -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "int", "name", "op", "end"
+    text: str
+    col: int
+
+    def describe(self) -> str:
+        if self.kind == "end":
+            return "the end of the expression"
+        if self.kind == "int":
+            return f"the number {self.text}"
+        if self.kind == "name":
+            return f"the name '{self.text}'"
+        return f"'{self.text}'"
+
+
+_SINGLE = set("+-*%(),")
+
+
+def tokenize(text: str) -> list[Token] | ExprError:
+    """Split ``text`` into tokens, ending with an ``end`` token; or the first bad character."""
+    tokens: list[Token] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        col = i + 1
+        if ch in " \t":
+            i += 1
+        elif ch.isascii() and ch.isdigit():
+            j = i
+            while j < n and text[j].isascii() and text[j].isdigit():
+                j += 1
+            tokens.append(Token("int", text[i:j], col))
+            i = j
+        elif ch.isascii() and (ch.isalpha() or ch == "_"):
+            j = i
+            while j < n and text[j].isascii() and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            tokens.append(Token("name", text[i:j], col))
+            i = j
+        elif text.startswith("//", i):
+            tokens.append(Token("op", "//", col))
+            i += 2
+        elif ch == "/":
+            return ExprError(col, "'/' is not an operator here: integer division is written '//'")
+        elif ch in _SINGLE:
+            tokens.append(Token("op", ch, col))
+            i += 1
+        else:
+            return ExprError(col, f"unexpected character {ch!r}")
+    tokens.append(Token("end", "", n + 1))
+    return tokens
+
+
+# --- parser ----------------------------------------------------------------------------------------
+
+
+class _Fail(Exception):
+    """Internal unwinding of the recursive descent; never escapes :func:`parse`."""
+
+    def __init__(self, error: ExprError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class _Parser:
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def take(self) -> Token:
+        t = self.tokens[self.pos]
+        self.pos += 1
+        return t
+
+    def at_op(self, *ops: str) -> bool:
+        return self.tok.kind == "op" and self.tok.text in ops
+
+    def expr(self) -> Node:
+        node = self.term()
+        while self.at_op("+", "-"):
+            op = self.take()
+            node = BinOp(op.text, node, self.term(), op.col)
+        return node
+
+    def term(self) -> Node:
+        node = self.unary()
+        while self.at_op("*", "//", "%"):
+            op = self.take()
+            node = BinOp(op.text, node, self.unary(), op.col)
+        return node
+
+    def unary(self) -> Node:
+        if self.at_op("-"):
+            op = self.take()
+            return Neg(self.unary(), op.col)
+        return self.atom()
+
+    def atom(self) -> Node:
+        t = self.tok
+        if t.kind == "int":
+            self.take()
+            return Num(int(t.text), t.col)
+        if t.kind == "name":
+            self.take()
+            if self.at_op("("):
+                return self.call(t)
+            if t.text in FUNCTIONS:
+                raise _Fail(ExprError(t.col, f"'{t.text}' is a function: call it as {t.text}(a, b)"))
+            return Name(t.text, t.col)
+        if self.at_op("("):
+            open_ = self.take()
+            node = self.expr()
+            self.close(open_)
+            return node
+        raise _Fail(ExprError(t.col, f"expected a number, a name or '(' but found {t.describe()}"))
+
+    def close(self, open_: Token) -> None:
+        if not self.at_op(")"):
+            raise _Fail(
+                ExprError(
+                    self.tok.col,
+                    f"expected ')' to close the '(' at column {open_.col} but found {self.tok.describe()}",
+                )
+            )
+        self.take()
+
+    def call(self, name: Token) -> Node:
+        open_ = self.take()  # "("
+        if name.text not in FUNCTIONS:
+            known = ", ".join(sorted(FUNCTIONS))
+            raise _Fail(ExprError(name.col, f"unknown function '{name.text}' (known: {known})"))
+        args = [self.expr()]
+        while self.at_op(","):
+            self.take()
+            args.append(self.expr())
+        self.close(open_)
+        arity = FUNCTIONS[name.text]
+        if arity is not None and len(args) != arity:
+            raise _Fail(ExprError(name.col, f"{name.text}() takes {arity} arguments, got {len(args)}"))
+        if arity is None and len(args) < 2:
+            raise _Fail(ExprError(name.col, f"{name.text}() takes at least 2 arguments, got {len(args)}"))
+        return Call(name.text, tuple(args), name.col)
+
+
+def parse(source: str | int) -> Expr | ExprError:
+    """Parse one expression (a YAML integer is accepted as its own literal)."""
+    if isinstance(source, bool):  # bool is an int subclass; True is not a launch dimension
+        return ExprError(1, f"{source!r} is a boolean, not an expression")
+    if isinstance(source, int):
+        return Expr(str(source), Num(source, 1))
+    if not isinstance(source, str):
+        return ExprError(1, f"expected a string or an integer, got {type(source).__name__}")
+    tokens = tokenize(source)
+    if isinstance(tokens, ExprError):
+        return tokens
+    if tokens[0].kind == "end":
+        return ExprError(1, "empty expression")
+    p = _Parser(tokens)
+    try:
+        node = p.expr()
+        if p.tok.kind != "end":
+            raise _Fail(ExprError(p.tok.col, f"unexpected {p.tok.describe()} after a complete expression"))
+    except _Fail as fail:
+        return fail.error
+    return Expr(source, node)
+
+
+# --- evaluation --------------------------------------------------------------------------------------
+
+
+def evaluate(expr: Expr, env: Mapping[str, object]) -> int | ExprError:
+    """The value of ``expr`` with names taken from ``env``; the first error otherwise."""
+    try:
+        return _eval(expr.node, env)
+    except _Fail as fail:
+        return fail.error
+
+
+def _ceil_div(a: int, b: int, col: int, func: str) -> int:
+    if b <= 0:
+        raise _Fail(ExprError(col, f"{func}() needs a positive divisor, got {b}"))
+    return -(-a // b)
+
+
+def _eval(node: Node, env: Mapping[str, object]) -> int:
+    if isinstance(node, Num):
+        return node.value
+    if isinstance(node, Name):
+        if node.name not in env:
+            known = ", ".join(sorted(env)) or "none"
+            raise _Fail(ExprError(node.col, f"unknown name '{node.name}' (known: {known})"))
+        value = env[node.name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _Fail(ExprError(node.col, f"'{node.name}' is {value!r}, not an integer"))
+        return value
+    if isinstance(node, Neg):
+        return -_eval(node.operand, env)
+    if isinstance(node, BinOp):
+        a = _eval(node.left, env)
+        b = _eval(node.right, env)
+        if node.op == "+":
+            return a + b
+        if node.op == "-":
+            return a - b
+        if node.op == "*":
+            return a * b
+        if b == 0:
+            raise _Fail(ExprError(node.col, f"division by zero in '{node.op}'"))
+        return a // b if node.op == "//" else a % b
+    # Call
+    values = [_eval(a, env) for a in node.args]
+    if node.func == "min":
+        return min(values)
+    if node.func == "max":
+        return max(values)
+    if node.func == "ceil_div":
+        return _ceil_div(values[0], values[1], node.col, "ceil_div")
+    if node.func == "round_up":
+        return _ceil_div(values[0], values[1], node.col, "round_up") * values[1]
+    raise _Fail(ExprError(node.col, f"unknown function '{node.func}'"))  # unreachable after parse

@@ -1,0 +1,382 @@
+"""Launch plans: from a realization's declarative ``launch:`` block to concrete launches.
+
+``resolve_plan`` evaluates the plan for one shape and parameter point (grid, block, dynamic shared
+memory, cluster, scratch buffers, arguments) and checks it against the launch limits;
+``check_plan`` is the static check lint runs without a GPU: every expression parses, every name is
+a parameter, a shape variable of the contract, a scratch buffer or a contract array, and the plan
+resolves within the limits at every parameter point and every verification shape.
+
+Both return problems as values, located at the YAML field (``launch.steps[0].grid``) with the
+column inside the expression in the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from epldb.launch.expr import Expr, ExprError, evaluate, parse
+from epldb.problems import Problem, json_path
+from epldb.records import Realization
+
+if TYPE_CHECKING:
+    from epldb.contracts.base import Contract
+
+RULE = "launch-plan"
+
+ArrayRole = Literal["input", "output", "scratch"]
+
+#: Bytes per element of every dtype the catalog names (bfloat16 is stored as 16 raw bits).
+ITEMSIZE: dict[str, int] = {
+    "float64": 8,
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "int64": 8,
+    "int32": 4,
+    "uint32": 4,
+    "int8": 1,
+}
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+@dataclass(frozen=True)
+class LaunchLimits:
+    """What a launch may ask for. Defaults are sm_90's (H100/H200); the runner reads the device's."""
+
+    max_threads_per_block: int = 1024
+    max_block: tuple[int, int, int] = (1024, 1024, 64)
+    max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)
+    max_shared_bytes: int = 227 * 1024  # dynamic shared memory per block after opting in
+    max_cluster_blocks: int = 8  # the portable cluster size
+
+
+@dataclass(frozen=True)
+class ArrayArg:
+    """A device array argument: a contract input or output, or a scratch buffer."""
+
+    name: str
+    role: ArrayRole
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    """A scalar argument; passed as a 32-bit signed integer (the kernels' ``int n``)."""
+
+    value: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ScratchBuffer:
+    name: str
+    dtype: str
+    count: int
+    zero: bool
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * ITEMSIZE[self.dtype]
+
+
+@dataclass(frozen=True)
+class ResolvedStep:
+    index: int
+    entry: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int
+    cluster: tuple[int, int, int] | None
+    args: tuple[ArrayArg | ScalarArg, ...]
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+
+@dataclass(frozen=True)
+class ResolvedPlan:
+    """The plan of one realization for one shape and point; ``problems`` non-empty means unusable."""
+
+    realization_id: str
+    env: dict[str, Any]
+    scratch: tuple[ScratchBuffer, ...] = ()
+    steps: tuple[ResolvedStep, ...] = ()
+    problems: tuple[Problem, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.severity == "error" for p in self.problems)
+
+
+def plan_env(shape: Mapping[str, int], point: Mapping[str, Any]) -> dict[str, Any]:
+    """Names an expression may read: shape variables, parameters, and ``<param>_bytes`` for every
+    parameter whose value is a dtype (so ``shared_bytes: "block * dtype_bytes"`` works)."""
+    env: dict[str, Any] = dict(point)
+    for k, v in point.items():
+        if isinstance(v, str) and v in ITEMSIZE:
+            env[f"{k}_bytes"] = ITEMSIZE[v]
+    env.update(shape)
+    return env
+
+
+def _fmt_context(env: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in env.items() if not k.endswith("_bytes"))
+
+
+class _Resolver:
+    """Evaluates one plan, collecting problems located at the fields they come from."""
+
+    def __init__(self, realization: Realization, env: Mapping[str, Any], arrays: Mapping[str, ArrayRole]) -> None:
+        self.r = realization
+        self.env = env
+        self.arrays = dict(arrays)
+        self.problems: list[Problem] = []
+
+    def problem(self, path: tuple[str | int, ...], message: str, severity: str = "error") -> None:
+        self.problems.append(
+            Problem(self.r.loc(*path), message, RULE, json_path(path), severity)  # type: ignore[arg-type]
+        )
+
+    def value(self, path: tuple[str | int, ...], label: str, source: Any, in_list: bool = False) -> int | None:
+        expr = parse(source)
+        if isinstance(expr, ExprError):
+            self.problem(path, _expr_message(label, source, expr, in_list))
+            return None
+        for name, col in expr.names():
+            if name in self.arrays:
+                self.problem(path, _expr_message(label, source, ExprError(col, f"'{name}' is an array, not a number")))
+                return None
+        result = evaluate(expr, self.env)
+        if isinstance(result, ExprError):
+            self.problem(path, _expr_message(label, source, result) + f" (at {_fmt_context(self.env)})")
+            return None
+        return result
+
+    def dims(self, path: tuple[str | int, ...], label: str, source: Any) -> tuple[int, int, int] | None:
+        items = source if isinstance(source, list) else [source]
+        if not 1 <= len(items) <= 3:
+            self.problem(path, f"{label} takes one to three dimensions, got {len(items)}")
+            return None
+        out: list[int] = []
+        for j, item in enumerate(items):
+            sub = path + (j,) if isinstance(source, list) else path
+            v = self.value(sub, f"{label}.{'xyz'[j]}" if isinstance(source, list) else label, item,
+                           isinstance(source, list))
+            if v is None:
+                return None
+            out.append(v)
+        while len(out) < 3:
+            out.append(1)
+        return out[0], out[1], out[2]
+
+
+def _expr_message(label: str, source: Any, err: ExprError, in_list: bool = False) -> str:
+    hint = ""
+    if in_list and "to close the '('" in err.message:
+        # YAML splits an unquoted [ceil_div(n, b), 1] at the comma inside the call.
+        hint = " (inside a YAML [a, b] list, quote an expression that contains a comma)"
+    return f"{label} expression {str(source)!r}, column {err.col}: {err.message}{hint}"
+
+
+def resolve_plan(
+    realization: Realization,
+    env: Mapping[str, Any],
+    arrays: Mapping[str, ArrayRole] | Sequence[str] = (),
+    limits: LaunchLimits = LaunchLimits(),
+) -> ResolvedPlan:
+    """Evaluate ``realization``'s launch plan with ``env`` (from :func:`plan_env`).
+
+    ``arrays`` names the contract's arrays (a mapping to their role, or a sequence, all inputs);
+    a bare name among them or among the scratch buffers in ``args`` becomes an array argument.
+    """
+    roles: dict[str, ArrayRole] = (
+        dict(arrays) if isinstance(arrays, Mapping) else {a: "input" for a in arrays}  # type: ignore[misc]
+    )
+    res = _Resolver(realization, env, roles)
+    plan = realization.launch
+    if not plan:
+        res.problem(("status",), "the realization has no launch plan, so it cannot be run")
+        return ResolvedPlan(realization.id, dict(env), problems=tuple(res.problems))
+
+    scratch: list[ScratchBuffer] = []
+    for name, spec in (plan.get("scratch") or {}).items():
+        base = ("launch", "scratch", name)
+        if name in roles or name in env:
+            res.problem(base, f"scratch buffer '{name}' shadows a contract array, shape variable or parameter")
+        count = res.value(base + ("count",), f"scratch '{name}' count", spec.get("count"))
+        if count is None:
+            continue
+        if count < 0:
+            res.problem(base + ("count",), f"scratch '{name}' count is {count}; it must not be negative")
+            continue
+        scratch.append(ScratchBuffer(name, spec["dtype"], count, bool(spec.get("zero", False))))
+    for s in scratch:
+        roles.setdefault(s.name, "scratch")
+
+    entry_names = [e.name for e in realization.kernel.entries]
+    steps: list[ResolvedStep] = []
+    for i, step in enumerate(plan.get("steps") or []):
+        base: tuple[str | int, ...] = ("launch", "steps", i)
+        before = len(res.problems)
+        entry = step.get("entry")
+        if entry not in entry_names:
+            res.problem(base + ("entry",), f"entry '{entry}' is not one of kernel.entries ({', '.join(entry_names)})")
+        grid = res.dims(base + ("grid",), "grid", step.get("grid"))
+        block = res.dims(base + ("block",), "block", step.get("block"))
+        shared = res.value(base + ("shared_bytes",), "shared_bytes", step.get("shared_bytes", 0))
+        cluster = res.dims(base + ("cluster",), "cluster", step["cluster"]) if "cluster" in step else None
+        args: list[ArrayArg | ScalarArg] = []
+        for k, a in enumerate(step.get("args") or []):
+            if isinstance(a, str) and a.strip() in roles:
+                args.append(ArrayArg(a.strip(), roles[a.strip()]))
+                continue
+            v = res.value(base + ("args", k), f"argument {k + 1}", a, True)
+            if v is None:
+                continue
+            if not INT32_MIN <= v <= INT32_MAX:
+                res.problem(base + ("args", k), f"argument {k + 1} is {v}, outside the 32-bit int range the kernel takes (at {_fmt_context(env)})")
+                continue
+            args.append(ScalarArg(v, str(a)))
+        if len(res.problems) > before:
+            continue
+        assert grid is not None and block is not None and shared is not None
+        _check_limits(res, base, grid, block, shared, cluster, limits)
+        if len(res.problems) > before:
+            continue
+        steps.append(ResolvedStep(i, str(entry), grid, block, shared, cluster, tuple(args)))
+    return ResolvedPlan(realization.id, dict(env), tuple(scratch), tuple(steps), tuple(res.problems))
+
+
+def _check_limits(
+    res: _Resolver,
+    base: tuple[str | int, ...],
+    grid: tuple[int, int, int],
+    block: tuple[int, int, int],
+    shared: int,
+    cluster: tuple[int, int, int] | None,
+    limits: LaunchLimits,
+) -> None:
+    ctx = f" (at {_fmt_context(res.env)})"
+    for axis, (g, gmax) in enumerate(zip(grid, limits.max_grid)):
+        if not 1 <= g <= gmax:
+            res.problem(base + ("grid",), f"grid.{'xyz'[axis]} is {g}; it must be between 1 and {gmax}{ctx}")
+    for axis, (b, bmax) in enumerate(zip(block, limits.max_block)):
+        if not 1 <= b <= bmax:
+            res.problem(base + ("block",), f"block.{'xyz'[axis]} is {b}; it must be between 1 and {bmax}{ctx}")
+    threads = block[0] * block[1] * block[2]
+    if threads > limits.max_threads_per_block:
+        res.problem(base + ("block",), f"block has {threads} threads; at most {limits.max_threads_per_block} are allowed{ctx}")
+    if not 0 <= shared <= limits.max_shared_bytes:
+        res.problem(base + ("shared_bytes",), f"shared_bytes is {shared}; it must be between 0 and {limits.max_shared_bytes}{ctx}")
+    if cluster is not None:
+        size = cluster[0] * cluster[1] * cluster[2]
+        if min(cluster) < 1 or size > limits.max_cluster_blocks:
+            res.problem(base + ("cluster",), f"cluster {cluster} has {size} blocks; between 1 and {limits.max_cluster_blocks} are allowed{ctx}")
+        elif any(g % c for g, c in zip(grid, cluster)):
+            res.problem(base + ("cluster",), f"grid {grid} is not a multiple of cluster {cluster}{ctx}")
+
+
+def contract_arrays(contract: "Contract") -> dict[str, ArrayRole]:
+    roles: dict[str, ArrayRole] = {n: "input" for n in contract.input_names}
+    roles.update({n: "output" for n in contract.output_names})
+    return roles
+
+
+def _parse_all(realization: Realization) -> list[tuple[tuple[str | int, ...], str, Any, bool, bool]]:
+    """Every expression field of the plan: (json path, label, source, may be a bare array name,
+    is an item of a YAML list)."""
+    plan = realization.launch or {}
+    out: list[tuple[tuple[str | int, ...], str, Any, bool, bool]] = []
+    for name, spec in (plan.get("scratch") or {}).items():
+        out.append((("launch", "scratch", name, "count"), f"scratch '{name}' count", spec.get("count"), False, False))
+    for i, step in enumerate(plan.get("steps") or []):
+        base: tuple[str | int, ...] = ("launch", "steps", i)
+        for key in ("grid", "block", "cluster"):
+            if key not in step:
+                continue
+            src = step[key]
+            if isinstance(src, list):
+                for j, item in enumerate(src):
+                    out.append((base + (key, j), f"{key}.{'xyz'[j]}", item, False, True))
+            else:
+                out.append((base + (key,), key, src, False, False))
+        if "shared_bytes" in step:
+            out.append((base + ("shared_bytes",), "shared_bytes", step["shared_bytes"], False, False))
+        for k, a in enumerate(step.get("args") or []):
+            out.append((base + ("args", k), f"argument {k + 1}", a, True, True))
+    return out
+
+
+def check_plan(realization: Realization, contract: "Contract | None") -> list[Problem]:
+    """Static check of a launch plan, without a GPU (for lint)."""
+    problems: list[Problem] = []
+
+    def add(path: tuple[str | int, ...], message: str, severity: str = "error") -> None:
+        problems.append(Problem(realization.loc(*path), message, RULE, json_path(path), severity))  # type: ignore[arg-type]
+
+    if not realization.launch:
+        if contract is not None:
+            add(("id",), "no launch plan: the realization cannot be run, verified or timed", "warning")
+        return problems
+
+    roles = contract_arrays(contract) if contract is not None else {}
+    scratch = set((realization.launch.get("scratch") or {}))
+    shape_vars = set(contract.shape_vars) if contract is not None else set()
+    numbers = set(realization.params) | shape_vars
+    for p, values in realization.params.items():
+        if any(isinstance(v, str) and v in ITEMSIZE for v in values):
+            numbers.add(f"{p}_bytes")
+    arrays = set(roles) | scratch
+
+    if contract is not None:
+        missing = [p for p in contract.required_params if p not in realization.params]
+        if missing:
+            add(("params",), f"contract '{contract.name}' needs parameter(s) {', '.join(missing)}")
+
+    parsed_ok = True
+    for path, label, source, may_be_array, in_list in _parse_all(realization):
+        expr = parse(source)
+        if isinstance(expr, ExprError):
+            add(path, _expr_message(label, source, expr, in_list))
+            parsed_ok = False
+            continue
+        if may_be_array and isinstance(expr, Expr) and expr.bare_name in arrays:
+            continue
+        for name, col in expr.names():
+            if name in arrays:
+                add(path, _expr_message(label, source, ExprError(col, f"'{name}' is an array, not a number")))
+                parsed_ok = False
+            elif name not in numbers:
+                known = ", ".join(sorted(numbers | arrays)) if contract is not None else ", ".join(sorted(numbers))
+                add(path, _expr_message(label, source, ExprError(col, f"unknown name '{name}' (known: {known})")))
+                parsed_ok = False
+
+    entry_names = [e.name for e in realization.kernel.entries]
+    passed: set[str] = set()
+    for i, step in enumerate(realization.launch.get("steps") or []):
+        if step.get("entry") not in entry_names:
+            add(("launch", "steps", i, "entry"), f"entry '{step.get('entry')}' is not one of kernel.entries ({', '.join(entry_names)})")
+            parsed_ok = False
+        passed.update(a.strip() for a in step.get("args") or [] if isinstance(a, str))
+    for name in roles:
+        if name not in passed:
+            add(("launch", "steps"), f"contract array '{name}' is passed to no step", "warning")
+
+    if not parsed_ok or contract is None or not realization.params:
+        return problems
+    # Every point at every verification shape must resolve within the (sm_90) limits; report the
+    # first failure per field so one bad expression does not produce a problem per point.
+    seen: set[str] = {p.json_path for p in problems}
+    for shape in contract.verify_shapes:
+        for point in realization.points():
+            if contract.required_params and any(p not in point for p in contract.required_params):
+                continue
+            resolved = resolve_plan(realization, plan_env(shape, point), roles)
+            for p in resolved.problems:
+                if p.json_path not in seen:
+                    seen.add(p.json_path)
+                    problems.append(p)
+    return problems

@@ -1,0 +1,23 @@
+"""Every launch plan parses, names only parameters, contract shape variables, scratch buffers and
+contract arrays, and resolves within sm_90's launch limits at every point and verification shape."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from epldb.contracts import get_contract
+from epldb.launch.plan import RULE, check_plan
+from epldb.problems import Problem
+
+if TYPE_CHECKING:
+    from epldb.catalog import Catalog
+
+__all__ = ["RULE", "check"]
+
+
+def check(catalog: "Catalog") -> Iterator[Problem]:
+    for r in catalog.realizations.values():
+        primitive = catalog.primitives.get(r.primitive)
+        contract = get_contract(primitive.contract) if primitive is not None else None
+        yield from check_plan(r, contract)

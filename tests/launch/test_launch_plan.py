@@ -1,0 +1,178 @@
+"""Plan resolution for one shape and point, and the static check lint runs, on located records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import epldb
+from epldb.contracts import get_contract
+from epldb.launch import ArrayArg, LaunchLimits, ScalarArg, check_plan, contract_arrays, plan_env, resolve_plan
+from realization_fixtures import make_repo
+
+CONTRACT = get_contract("block-tile-reduce")
+POINT = {"block": 256, "items": 4, "dtype": "bfloat16", "op": "sum"}
+
+
+def realization(tmp_path: Path, launch: str | None = None):
+    root = make_repo(tmp_path, launch) if launch is not None else make_repo(tmp_path)
+    cat = epldb.load(root, lint=False)
+    assert "tile-sum/naive" in cat.realizations, [p.format() for p in cat.problems]
+    return cat.realizations["tile-sum/naive"]
+
+
+def messages(problems) -> list[str]:
+    return [p.format() for p in problems]
+
+
+def test_resolves_grid_block_shared_scratch_and_args(tmp_path: Path) -> None:
+    r = realization(tmp_path)
+    plan = resolve_plan(r, plan_env({"n": 4097}, POINT), contract_arrays(CONTRACT))
+    assert plan.ok, messages(plan.problems)
+    (step,) = plan.steps
+    assert step.grid == (5, 1, 1)  # ceil(4097 / 1024)
+    assert step.block == (256, 1, 1)
+    assert step.shared_bytes == 512  # block * sizeof(bfloat16)
+    assert step.args == (ArrayArg("x", "input"), ArrayArg("partials", "output"), ScalarArg(4097, "n"),
+                         ArrayArg("counter", "scratch"))
+    (scratch,) = plan.scratch
+    assert (scratch.name, scratch.dtype, scratch.count, scratch.zero) == ("counter", "int32", 1, True)
+
+
+def test_real_catalog_plans_resolve_at_every_point_and_verify_shape() -> None:
+    cat = epldb.load(lint=False)
+    checked = 0
+    for r in cat.realizations.values():
+        contract = get_contract(cat.primitives[r.primitive].contract)
+        if contract is None or not r.launch:
+            continue
+        assert check_plan(r, contract) == []
+        for shape in contract.verify_shapes:
+            for point in r.points():
+                plan = resolve_plan(r, plan_env(shape, point), contract_arrays(contract))
+                assert plan.ok, messages(plan.problems)
+                outputs = contract.outputs(shape, point)
+                # One block per tile, one partial per block.
+                assert plan.steps[0].grid[0] == outputs[0].count
+                checked += 1
+    assert checked > 0
+
+
+LAUNCH_BAD_GRID = """\
+  steps:
+    - entry: main
+      grid: "ceil_div(n, block * items"
+      block: block
+      args: [x, partials, n]
+"""
+
+
+def test_bad_expression_is_located_at_the_field_with_the_column(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_BAD_GRID)
+    assert messages(check_plan(r, CONTRACT)) == [
+        "catalog/realizations/tile-sum/naive.yaml:23:13: error: $.launch.steps[0].grid: grid expression "
+        "'ceil_div(n, block * items', column 26: expected ')' to close the '(' at column 9 but found the end "
+        "of the expression [launch-plan]"
+    ]
+
+
+LAUNCH_BAD_NAMES = """\
+  steps:
+    - entry: mian
+      grid: ["ceil_div(n, blok)", 1]
+      block: block * x
+      args: [x, partials, n + items, counter]
+"""
+
+
+def test_static_check_names_entries_and_arrays(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_BAD_NAMES)
+    got = messages(check_plan(r, CONTRACT))
+    # dtype-valued parameters give <param>_bytes; only dtype has dtype values here.
+    known = "block, dtype, dtype_bytes, items, n, op, partials, x"
+    assert got == [
+        f"catalog/realizations/tile-sum/naive.yaml:23:14: error: $.launch.steps[0].grid[0]: grid.x expression "
+        f"'ceil_div(n, blok)', column 13: unknown name 'blok' (known: {known}) [launch-plan]",
+        "catalog/realizations/tile-sum/naive.yaml:24:14: error: $.launch.steps[0].block: block expression "
+        "'block * x', column 9: 'x' is an array, not a number [launch-plan]",
+        f"catalog/realizations/tile-sum/naive.yaml:25:38: error: $.launch.steps[0].args[3]: argument 4 expression "
+        f"'counter', column 1: unknown name 'counter' (known: {known}) [launch-plan]",
+        "catalog/realizations/tile-sum/naive.yaml:22:14: error: $.launch.steps[0].entry: entry 'mian' is not one "
+        "of kernel.entries (main) [launch-plan]",
+    ]
+
+
+def test_unquoted_comma_in_a_yaml_list_gets_a_hint(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_BAD_NAMES.replace('["ceil_div(n, blok)", 1]', "[ceil_div(n, block), 1]"))
+    first = check_plan(r, CONTRACT)[0]
+    assert first.json_path == "$.launch.steps[0].grid[0]"
+    assert first.message == (
+        "grid.x expression 'ceil_div(n', column 11: expected ')' to close the '(' at column 9 but found the end "
+        "of the expression (inside a YAML [a, b] list, quote an expression that contains a comma)"
+    )
+
+
+LAUNCH_TOO_BIG = """\
+  steps:
+    - entry: main
+      grid: "ceil_div(n, block)"
+      block: "block * 8"
+      shared_bytes: "300 * 1024"
+      args: [x, partials, n]
+"""
+
+
+def test_limits_are_checked_per_point(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_TOO_BIG)
+    plan = resolve_plan(r, plan_env({"n": 31}, POINT), contract_arrays(CONTRACT))
+    assert not plan.ok
+    assert [p.message for p in plan.problems] == [
+        "block.x is 2048; it must be between 1 and 1024 (at block=256, items=4, dtype=bfloat16, op=sum, n=31)",
+        "block has 2048 threads; at most 1024 are allowed (at block=256, items=4, dtype=bfloat16, op=sum, n=31)",
+        "shared_bytes is 307200; it must be between 0 and 232448 (at block=256, items=4, dtype=bfloat16, op=sum, n=31)",
+    ]
+    # The static check reports each field once, not once per point and shape.
+    static = check_plan(r, CONTRACT)
+    assert sorted(p.json_path for p in static) == ["$.launch.steps[0].block", "$.launch.steps[0].shared_bytes"]
+    # A device with more shared memory accepts what sm_90 refuses.
+    roomy = resolve_plan(r, plan_env({"n": 31}, {**POINT, "block": 128}), contract_arrays(CONTRACT),
+                         LaunchLimits(max_shared_bytes=512 * 1024))
+    assert roomy.ok and roomy.steps[0].block == (1024, 1, 1)
+
+
+def test_runtime_evaluation_error_names_the_point(tmp_path: Path) -> None:
+    launch = LAUNCH_BAD_GRID.replace('"ceil_div(n, block * items"', '"n // (block - 256)"')
+    r = realization(tmp_path, launch)
+    plan = resolve_plan(r, plan_env({"n": 31}, POINT), contract_arrays(CONTRACT))
+    assert [p.message for p in plan.problems] == [
+        "grid expression 'n // (block - 256)', column 3: division by zero in '//' "
+        "(at block=256, items=4, dtype=bfloat16, op=sum, n=31)"
+    ]
+    assert plan.problems[0].location.line == 23
+
+
+def test_scalar_arguments_must_fit_int32(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_BAD_GRID.replace('"ceil_div(n, block * items"', "1").replace(
+        "args: [x, partials, n]", 'args: [x, partials, "n * 1048576"]'))
+    plan = resolve_plan(r, plan_env({"n": 4097}, POINT), contract_arrays(CONTRACT))
+    assert [p.json_path for p in plan.problems] == ["$.launch.steps[0].args[2]"]
+    assert "outside the 32-bit int range" in plan.problems[0].message
+
+
+def test_missing_plan_and_missing_contract_parameter(tmp_path: Path) -> None:
+    r = realization(tmp_path)
+    # Without a launch plan, a realization under a contract cannot be run.
+    import dataclasses
+
+    bare = dataclasses.replace(r, launch=None)
+    assert [p.severity for p in check_plan(bare, CONTRACT)] == ["warning"]
+    no_op = dataclasses.replace(r, params={k: v for k, v in r.params.items() if k != "op"})
+    assert any("needs parameter(s) op" in p.message for p in check_plan(no_op, CONTRACT))
+
+
+@pytest.mark.parametrize("grid", ['"0"', '"n - n"'])
+def test_empty_grid_is_refused(tmp_path: Path, grid: str) -> None:
+    r = realization(tmp_path, LAUNCH_BAD_GRID.replace('"ceil_div(n, block * items"', grid))
+    plan = resolve_plan(r, plan_env({"n": 31}, POINT), contract_arrays(CONTRACT))
+    assert plan.problems[0].message.startswith("grid.x is 0; it must be between 1 and 2147483647")
