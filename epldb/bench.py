@@ -1,0 +1,412 @@
+"""Timing on the GPU: realizations, their peers and the device's ceilings, in one run.
+
+Method (METHOD.md of the lab's device notes, and the usual pitfalls):
+
+* warm-up first (module load, NVRTC, torch.compile and allocator effects stay out of the numbers);
+* CUDA events around every repetition; the median and p10/p90 over many repetitions (enough for
+  about 50 ms of device time, between 20 and 200);
+* the launches are queued behind a short device-side sleep, so the host's launch overhead is
+  hidden and small kernels are timed as the GPU runs them back to back, not as Python issues them;
+* inputs rotate over enough independent buffer sets that the working set is at least 4x the L2
+  (60 MB on an H200), so no repetition finds its input in cache;
+* GB/s from the contract's minimal bytes moved, GFLOP/s from its flops, and the fraction of the
+  ceiling the contract names (read bandwidth for reductions);
+* the ceilings are measured in the same run: device copy bandwidth (cudaMemcpy device to device,
+  counting bytes read plus written) and read bandwidth (a read-only kernel with 16-byte loads,
+  compiled here with NVRTC; a measurement tool, not a catalog realization);
+* peers (PyTorch eager, torch.compile, CuPy/CUB) solve the same instances in the same run, and
+  every timed realization and peer output is checked against a float64 reference first.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from epldb.contracts import Contract, make_rng
+from epldb.contracts.dtypes import to_float64
+from epldb.evidence import Row, canonical_json
+from epldb.runner import RunError, device_info, load_realization, prepare
+from epldb.verify import error_figures, new_seed
+
+if TYPE_CHECKING:
+    from epldb.catalog import Catalog
+
+# --- measurement kernels -------------------------------------------------------------------------
+
+_TOOLS_SOURCE = r"""
+// Measurement tools of epldb.bench (not catalog realizations).
+
+// Keeps the stream busy for `ns` nanoseconds so the host can queue the timed launches behind it.
+extern "C" __global__ void epl_spin(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+// Read bandwidth: every thread streams 16-byte loads, four independent ones in flight per
+// iteration; the sum is stored only if it equals a value random data never produces, which keeps
+// the loads alive without writing anything.
+extern "C" __global__ void __launch_bounds__(512)
+epl_read_f4(const float4* __restrict__ x, unsigned long long n4, float* __restrict__ sink) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.f;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    const float4 a = __ldg(x + i), b = __ldg(x + i + stride);
+    const float4 c = __ldg(x + i + 2 * stride), d = __ldg(x + i + 3 * stride);
+    acc += ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w)) + ((c.x + c.y) + (c.z + c.w)) +
+           ((d.x + d.y) + (d.z + d.w));
+  }
+  for (; i < n4; i += stride) {
+    const float4 a = __ldg(x + i);
+    acc += (a.x + a.y) + (a.z + a.w);
+  }
+  if (acc == 1.2345678e-37f) sink[0] = acc;
+}
+"""
+
+_TOOLS: dict[int, Any] = {}
+
+
+def _tools() -> Any:
+    import cupy
+
+    dev = cupy.cuda.Device().id
+    if dev not in _TOOLS:
+        _TOOLS[dev] = cupy.RawModule(code=_TOOLS_SOURCE, options=("--std=c++17",))
+    return _TOOLS[dev]
+
+
+def spin(ns: int) -> None:
+    """Queue a device-side sleep of ``ns`` nanoseconds on the current stream."""
+    _tools().get_function("epl_spin")((1,), (1,), (np.uint64(max(0, int(ns))),))
+
+
+# --- timing ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Timing:
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+    reps: int
+    samples: tuple[float, ...] = field(default=(), repr=False)
+
+
+def time_calls(
+    calls: Sequence[Callable[[], Any]],
+    *,
+    min_reps: int = 20,
+    max_reps: int = 200,
+    target_ms: float = 50.0,
+    warmup: int = 3,
+) -> Timing:
+    """Time ``calls`` (one per rotated buffer set, used round-robin) with CUDA events.
+
+    Each repetition is one call between two events. Repetitions are queued behind a device-side
+    sleep long enough to cover the host's enqueue time, so they run back to back on the GPU.
+    """
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    k = len(calls)
+    for i in range(max(warmup, 1)):
+        calls[i % k]()
+    stream.synchronize()
+
+    # Estimate device time per call and host enqueue time per call.
+    probe = max(3, min(k, 10))
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    t0 = time.perf_counter()
+    start.record()
+    for i in range(probe):
+        calls[i % k]()
+    end.record()
+    host_s = (time.perf_counter() - t0) / probe
+    end.synchronize()
+    est_ms = max(cupy.cuda.get_elapsed_time(start, end) / probe, 1e-4)
+    reps = int(min(max_reps, max(min_reps, math.ceil(target_ms / est_ms))))
+
+    starts = [cupy.cuda.Event() for _ in range(reps)]
+    ends = [cupy.cuda.Event() for _ in range(reps)]
+    # Enough sleep to queue every repetition (plus the event records) before the first one runs.
+    spin(int(min(0.5, reps * (host_s + 20e-6) * 1.5 + 1e-3) * 1e9))
+    for i in range(reps):
+        starts[i].record()
+        calls[i % k]()
+        ends[i].record()
+    ends[-1].synchronize()
+    samples = sorted(cupy.cuda.get_elapsed_time(s, e) for s, e in zip(starts, ends))
+    arr = np.asarray(samples)
+    return Timing(float(np.median(arr)), float(np.percentile(arr, 10)), float(np.percentile(arr, 90)), reps,
+                  tuple(samples))
+
+
+# --- ceilings ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    name: str  # "copy" | "read"
+    gbps: float
+    timing: Timing
+    nbytes: int  # bytes counted per repetition
+    detail: str
+
+
+def _pattern(nbytes: int) -> Any:
+    """A buffer of pseudo-random bits (never zeros), made on the device without an RNG pass."""
+    import cupy
+
+    words = cupy.arange(nbytes // 4, dtype=cupy.uint32)
+    words *= cupy.uint32(2654435761)  # Knuth's multiplicative hash: every word differs
+    words ^= cupy.uint32(0x5BD1E995)
+    return words
+
+
+def measure_ceilings(nbytes: int = 1 << 31) -> list[Ceiling]:
+    """Copy and read bandwidth of the current device, on buffers far larger than L2."""
+    import cupy
+
+    out: list[Ceiling] = []
+    half = nbytes // 2
+    src, dst = _pattern(half), cupy.empty(half // 4, dtype=cupy.uint32)
+
+    def copy() -> None:
+        dst.data.copy_from_device_async(src.data, half)
+
+    t = time_calls([copy], min_reps=20, max_reps=50)
+    out.append(Ceiling("copy", 2 * half / (t.median_ms * 1e-3) / 1e9, t, 2 * half,
+                       f"cudaMemcpyAsync device to device, {half >> 20} MiB, counting bytes read plus written"))
+    del src, dst
+
+    x = _pattern(nbytes)
+    sink = cupy.zeros(1, dtype=cupy.float32)
+    fn = _tools().get_function("epl_read_f4")
+    n4 = np.uint64(nbytes // 16)
+    best: Ceiling | None = None
+    for per_sm in (2, 4, 8):
+        grid = device_info().sm_count * per_sm
+
+        def read(grid: int = grid) -> None:
+            fn((grid,), (512,), (x, n4, sink))
+
+        t = time_calls([read], min_reps=20, max_reps=50)
+        c = Ceiling("read", nbytes / (t.median_ms * 1e-3) / 1e9, t, nbytes,
+                    f"read-only kernel, 16-byte loads, {per_sm} blocks of 512 per SM, {nbytes >> 20} MiB")
+        if best is None or c.gbps > best.gbps:
+            best = c
+    assert best is not None
+    out.append(best)
+    return out
+
+
+def ceiling_row(c: Ceiling) -> Row:
+    return Row(f"ceiling/{c.name}", "ceiling", {}, "", {"bytes": c.nbytes}, "passed",
+               time_ms_median=c.timing.median_ms, time_ms_p10=c.timing.p10_ms, time_ms_p90=c.timing.p90_ms,
+               gbps=c.gbps, frac_ceiling=1.0, detail=f"{c.detail}; {c.timing.reps} reps")
+
+
+# --- the benchmark -------------------------------------------------------------------------------------
+
+
+@dataclass
+class BenchItem:
+    """One realization of the run with the points to time."""
+
+    realization_id: str
+    points: list[dict[str, Any]]
+
+
+def rotation_sets(input_bytes: int, l2_bytes: int, cap: int = 128) -> int:
+    """How many independent input sets make the working set at least 4x the L2."""
+    if input_bytes <= 0:
+        return 1
+    return int(min(cap, max(1, math.ceil(4 * max(l2_bytes, 1) / input_bytes))))
+
+
+def _rate_fields(row: Row, contract: Contract, shape: dict[str, int], point: dict[str, Any], t: Timing,
+                 ceilings: dict[str, float]) -> None:
+    row.time_ms_median, row.time_ms_p10, row.time_ms_p90 = t.median_ms, t.p10_ms, t.p90_ms
+    seconds = t.median_ms * 1e-3
+    row.gbps = contract.bytes_moved(shape, point) / seconds / 1e9
+    row.gflops = contract.flops(shape, point) / seconds / 1e9
+    ceiling = ceilings.get(contract.ceiling)
+    row.frac_ceiling = row.gbps / ceiling if ceiling else None
+
+
+def _check(outputs: dict[str, Any], ref: dict[str, Any], contract: Contract, shape: dict[str, int],
+           point: dict[str, Any], row: Row) -> list[str]:
+    import cupy
+
+    notes: list[str] = []
+    worst_max, worst_l2, nan = 0.0, 0.0, 0
+    for spec in contract.outputs(shape, point):
+        got = to_float64(outputs[spec.name], spec.dtype, cupy)
+        fig = error_figures(got, ref[spec.name], cupy)
+        worst_max, worst_l2, nan = max(worst_max, fig.max_rel), max(worst_l2, fig.rel_l2), nan + fig.nan
+    row.err_max_rel, row.err_rel_l2 = worst_max, worst_l2
+    tol = contract.tolerance_for(point)
+    if nan:
+        notes.append(f"{nan} non-finite output(s)")
+    if worst_max > tol.max_rel or worst_l2 > tol.rel_l2:
+        notes.append("error above tolerance")
+    row.status = "incorrect" if notes else "passed"
+    return notes
+
+
+def bench(
+    catalog: "Catalog",
+    items: list[BenchItem],
+    *,
+    quick: bool = False,
+    ceilings: dict[str, float] | None = None,
+    skip: Callable[[Row], bool] | None = None,
+    emit: Callable[[Row], None] | None = None,
+    progress: Callable[[str], None] | None = None,
+    peers: bool = True,
+) -> list[Row]:
+    """Time every item's points at the contract's bench shapes, with peers; rows in run order.
+
+    ``ceilings`` maps ceiling names to GB/s (measured by the caller in the same run).
+    """
+    import cupy
+
+    ceilings = ceilings or {}
+    rows: list[Row] = []
+    dev = device_info()
+    seed = new_seed()
+
+    def finish(row: Row) -> None:
+        rows.append(row)
+        if emit is not None:
+            emit(row)
+        if progress is not None:
+            progress(f"{row.subject} {canonical_json(row.params)} {canonical_json(row.shape)}")
+
+    # Group realizations by contract (peers and inputs are shared within a contract).
+    groups: dict[str, tuple[Contract, list[tuple[Any, BenchItem]]]] = {}
+    for item in items:
+        r = catalog.realizations[item.realization_id]
+        try:
+            loaded = load_realization(catalog, item.realization_id)
+        except RunError as e:
+            for point in item.points:
+                finish(Row(r.id, "realization", dict(point), str(point.get("dtype", "")), {}, e.status, detail=e.message))
+            continue
+        groups.setdefault(loaded.contract.name, (loaded.contract, []))[1].append((loaded, item))
+
+    for contract, members in groups.values():
+        dtypes = sorted({contract.dtype_of(p) for _, item in members for p in item.points})
+        for dtype in dtypes:
+            for shape in contract.bench_shapes(quick):
+                todo = [(loaded, p) for loaded, item in members for p in item.points if contract.dtype_of(p) == dtype]
+                if not todo:
+                    continue
+                rep_point = todo[0][1]
+                input_bytes = sum(s.nbytes for s in contract.inputs(shape, rep_point))
+                k = rotation_sets(input_bytes, dev.l2_bytes)
+                sets = [contract.make_inputs(dict(shape), dtype, rep_point, make_rng(cupy, seed + i), cupy) for i in range(k)]
+                rotation = f"{k} input set(s) rotated, {k * input_bytes / 2**20:.0f} MiB working set"
+                refs: dict[str, dict[str, Any]] = {}
+
+                def reference(point: dict[str, Any]) -> dict[str, Any]:
+                    key = canonical_json(contract.peer_params(point))
+                    if key not in refs:
+                        refs[key] = contract.reference(sets[0], dict(shape), point, cupy)
+                    return refs[key]
+
+                for loaded, point in todo:
+                    r = loaded.realization
+                    row = Row(r.id, "realization", dict(point), dtype, dict(shape), "skipped",
+                              target=loaded.build.target, nvrtc=loaded.build.nvrtc_version,
+                              source_hash=loaded.build.source_hash)
+                    if skip is not None and skip(row):
+                        continue
+                    try:
+                        launcher = prepare(catalog, r.id, shape, point)
+                        outs = [launcher.allocate_outputs() for _ in range(k)]
+                        calls = [launcher.bind({**sets[i], **outs[i]}) for i in range(k)]
+                        calls[0]()
+                        cupy.cuda.get_current_stream().synchronize()
+                        notes = _check(outs[0], reference(point), contract, dict(shape), point, row)
+                        t = time_calls(calls)
+                    except RunError as e:
+                        row.status, row.detail = e.status, e.message
+                        finish(row)
+                        continue
+                    except Exception as e:  # noqa: BLE001 - CUDA errors come as several types
+                        row.status, row.detail = "runtime-error", f"{type(e).__name__}: {e}"
+                        finish(row)
+                        continue
+                    _rate_fields(row, contract, dict(shape), point, t, ceilings)
+                    row.detail = "; ".join(notes + [rotation, f"{t.reps} reps"])
+                    finish(row)
+                    del outs, calls
+
+                if peers:
+                    problems = {canonical_json(contract.peer_params(p)): p for _, p in todo}
+                    for key, point in sorted(problems.items()):
+                        for peer in contract.peers():
+                            row = Row(f"{contract.name}/{peer.name}", "peer", contract.peer_params(point), dtype,
+                                      dict(shape), "skipped")
+                            if skip is not None and skip(row):
+                                continue
+                            if quick and peer.name == "torch-compile":
+                                row.detail = "not timed with --quick (compile time)"
+                                finish(row)
+                                continue
+                            prepared = peer.prepare(contract, dict(shape), point)
+                            if isinstance(prepared, str):
+                                row.detail = prepared
+                                finish(row)
+                                continue
+                            try:
+                                first = prepared(sets[0])
+                                cupy.cuda.get_current_stream().synchronize()
+                                notes = _check(first, reference(point), contract, dict(shape), point, row)
+                                t = time_calls([lambda s=s: prepared(s) for s in sets])
+                            except Exception as e:  # noqa: BLE001 - a peer's failure is recorded, not fatal
+                                row.status, row.detail = "runtime-error", f"{type(e).__name__}: {e}"[:500]
+                                finish(row)
+                                continue
+                            _rate_fields(row, contract, dict(shape), point, t, ceilings)
+                            row.detail = "; ".join(notes + [peer.title, rotation, f"{t.reps} reps"])
+                            finish(row)
+                del sets, refs
+                cupy.get_default_memory_pool().free_all_blocks()
+    return rows
+
+
+def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: bool = True) -> int:
+    """How many rows :func:`bench` will produce (for the progress bar)."""
+    from epldb.runner import contract_of
+
+    total = 0
+    per_contract: dict[str, tuple[Contract, set[tuple[str, str]]]] = {}
+    for item in items:
+        r = catalog.realizations[item.realization_id]
+        try:
+            contract = contract_of(catalog, r)
+        except RunError:
+            total += len(item.points)
+            continue
+        shapes = contract.bench_shapes(quick)
+        total += len(item.points) * len(shapes)
+        entry = per_contract.setdefault(contract.name, (contract, set()))
+        for p in item.points:
+            entry[1].add((contract.dtype_of(p), canonical_json(contract.peer_params(p))))
+    if peers:
+        for contract, keys in per_contract.values():
+            total += len(keys) * len(contract.bench_shapes(quick)) * len(contract.peers())
+    return total

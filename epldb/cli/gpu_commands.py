@@ -1,0 +1,58 @@
+"""``epldb verify`` and ``epldb bench``: measured evidence on the GPU (thin wrappers of
+epldb.measure; everything they do is callable from Python too)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from epldb.cli.common import UsageError, load_catalog
+
+
+def _where(pairs: list[str] | None) -> dict[str, list[str]] | None:
+    if not pairs:
+        return None
+    out: dict[str, list[str]] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"--where expects PARAM=V1,V2,... (got {pair!r})")
+        k, v = pair.split("=", 1)
+        out.setdefault(k.strip(), []).extend(x.strip() for x in v.split(",") if x.strip())
+    return out
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("ids", nargs="*", metavar="ID",
+                        help="realization (or primitive) ids; default: every realization with a contract")
+    common.add_argument("--out", type=Path, help="evidence folder (default: <root>/evidence)")
+    common.add_argument("--resume", metavar="RUN", help="continue run RUN, skipping rows it already holds")
+    common.add_argument("--where", action="append", metavar="PARAM=V1,V2",
+                        help="only points whose PARAM is one of the values (repeatable)")
+
+    p = sub.add_parser("verify", parents=[common],
+                       help="verify realizations on the GPU against their contract's float64 reference")
+    p.add_argument("--max-n", type=int, help="skip verification shapes with more elements than this")
+    p.set_defaults(func=verify)
+
+    p = sub.add_parser("bench", parents=[common],
+                       help="time realizations, peers and the device's ceilings in one run")
+    p.add_argument("--quick", action="store_true", help="two shapes, no torch.compile: a few minutes at most")
+    p.add_argument("--no-peers", action="store_true", help="time the realizations only")
+    p.set_defaults(func=bench)
+
+
+def verify(args: argparse.Namespace) -> int:
+    from epldb.measure import verify_command
+
+    cat = load_catalog(args, lint=False)
+    return verify_command(cat, args.ids, out_dir=args.out, resume=args.resume, where=_where(args.where),
+                          max_n=args.max_n)
+
+
+def bench(args: argparse.Namespace) -> int:
+    from epldb.measure import bench_command
+
+    cat = load_catalog(args, lint=False)
+    return bench_command(cat, args.ids, args.quick, args.out, args.resume, where=_where(args.where),
+                         peers=not args.no_peers)

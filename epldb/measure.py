@@ -1,0 +1,317 @@
+"""The GPU commands behind ``epldb verify`` and ``epldb bench``: run, write evidence, summarize.
+
+Both write ``evidence/<device>/<run>.csv`` plus ``<run>.env.json`` as they go (every row is on
+disk the moment it is measured), draw a progress bar on stderr, and end with a short table.
+``verify_command`` returns 1 when any check is incorrect or failed to compile or run;
+``bench_command`` returns 1 when any timed output was wrong or failed. Both return 2 when there is
+no GPU or an id is unknown.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from epldb.evidence import EvidenceWriter, Row, find_run, new_run_id, read_rows
+
+if TYPE_CHECKING:
+    from epldb.catalog import Catalog
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+FAILED = ("incorrect", "compile-error", "runtime-error")
+
+
+class ProgressBar:
+    """``[#######.......]  123/640  0:42  label`` on stderr; plain lines when not a terminal."""
+
+    def __init__(self, total: int, title: str, stream: IO[str] | None = None, width: int = 28) -> None:
+        self.total = max(total, 1)
+        self.title = title
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.done = 0
+        self.t0 = time.monotonic()
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last_pct = -1
+
+    def step(self, label: str = "") -> None:
+        self.done += 1
+        filled = min(self.width, self.width * self.done // self.total)
+        elapsed = int(time.monotonic() - self.t0)
+        line = (f"{self.title} [{'#' * filled}{'.' * (self.width - filled)}] {self.done:>5}/{self.total}"
+                f"  {elapsed // 60}:{elapsed % 60:02d}  {label}")
+        if self.tty:
+            self.stream.write("\r" + line[:160].ljust(160))
+            self.stream.flush()
+        else:
+            pct = 10 * self.done // self.total
+            if pct != self._last_pct or self.done == self.total:
+                self._last_pct = pct
+                self.stream.write(line[:200] + "\n")
+                self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def _fmt(v: float | None, spec: str) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+
+def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] | None:
+    """The realization ids to run: those named, or every realization whose primitive has a contract."""
+    from epldb.contracts import get_contract
+
+    if ids:
+        unknown = [i for i in ids if i not in catalog.realizations]
+        # A primitive id selects all of its realizations.
+        chosen: list[str] = []
+        for i in ids:
+            if i in catalog.realizations:
+                chosen.append(i)
+            elif catalog.realizations_of(i):
+                chosen.extend(r.id for r in catalog.realizations_of(i))
+                unknown.remove(i)
+        if unknown:
+            print(f"unknown realization(s): {', '.join(unknown)}", file=out)
+            return None
+        return list(dict.fromkeys(chosen))
+    return [r.id for r in catalog.realizations.values()
+            if catalog.primitives.get(r.primitive) and get_contract(catalog.primitives[r.primitive].contract)]
+
+
+def _filter_points(points: list[dict[str, Any]], where: dict[str, list[str]] | None) -> list[dict[str, Any]]:
+    """Keep points whose values match ``where`` (param → accepted values as strings)."""
+    if not where:
+        return points
+    return [p for p in points if all(str(p.get(k)) in vs for k, vs in where.items())]
+
+
+def _open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: str | None,
+                 command: str, out: IO[str]) -> EvidenceWriter | None:
+    from epldb.evidence import collect_environment
+    from epldb.runner import device_info
+
+    base = Path(out_dir) if out_dir is not None else catalog.root / "evidence"
+    if resume:
+        folder = find_run(base, resume)
+        if folder is None:
+            print(f"--resume {resume}: no {resume}.csv under {base}/<device>/", file=out)
+            return None
+        return EvidenceWriter(folder, resume).open()
+    run_id = new_run_id(kind)
+    env = collect_environment(catalog.root, run_id, command)
+    return EvidenceWriter(base / device_info().slug, run_id, env).open()
+
+
+def _no_gpu(out: IO[str]) -> bool:
+    from epldb.runner import gpu_available
+
+    if gpu_available():
+        return False
+    print("no CUDA device visible to CuPy: verify and bench need a GPU (see the device notes)", file=out)
+    return True
+
+
+def verify_command(
+    catalog: "Catalog",
+    ids: Sequence[str] = (),
+    *,
+    out_dir: Path | None = None,
+    resume: str | None = None,
+    where: dict[str, list[str]] | None = None,
+    max_n: int | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+) -> int:
+    """``epldb verify [ID ...]``: verify every point at every verification shape; write evidence.
+
+    ``where`` restricts parameter values (``{"dtype": ["float32"]}``); ``max_n`` drops verification
+    shapes with more elements (for quick GPU tests). Returns 0, 1 (a check failed) or 2.
+    """
+    from epldb.runner import RunError, contract_of
+    from epldb.verify import verify_realization
+
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    selected = _select(catalog, ids, err)
+    if selected is None:
+        return EXIT_USAGE
+    if _no_gpu(err):
+        return EXIT_USAGE
+    writer = _open_writer(catalog, "verify", out_dir, resume, "verify " + " ".join(ids), err)
+    if writer is None:
+        return EXIT_USAGE
+
+    plans: list[tuple[str, list[dict[str, Any]], list[dict[str, int]] | None]] = []
+    total = 0
+    for rid in selected:
+        r = catalog.realizations[rid]
+        points = _filter_points(r.points(), where)
+        try:
+            shapes = [s for s in contract_of(catalog, r).verify_shapes if max_n is None or math.prod(s.values()) <= max_n]
+        except RunError:
+            shapes = None
+        plans.append((rid, points, shapes))
+        total += len(points) * (len(shapes) if shapes else 1)
+
+    bar = ProgressBar(total, "verify", err)
+    rows: list[Row] = []
+
+    def emit(row: Row) -> None:
+        writer.append(row)
+        rows.append(row)
+        bar.step(f"{row.subject} {row.status}")
+
+    def skip(row: Row) -> bool:
+        if writer.has(row):
+            bar.step(f"{row.subject} (resumed)")
+            return True
+        return False
+
+    try:
+        for rid, points, shapes in plans:
+            verify_realization(catalog, rid, shapes=shapes, points=points, skip=skip, emit=emit)
+    finally:
+        bar.close()
+        writer.close()
+
+    all_rows = [_row_from_dict(d) for d in read_rows(writer.csv_path)]
+    print(verify_table(all_rows), file=out)
+    print(f"\nevidence: {writer.csv_path}", file=out)
+    return EXIT_FAILED if any(r.status in FAILED for r in all_rows) else EXIT_OK
+
+
+def verify_table(rows: list[Row]) -> str:
+    """Per realization and dtype: checks, passed, failed, worst error, bitwise determinism."""
+    groups: dict[tuple[str, str], list[Row]] = {}
+    for r in rows:
+        if r.kind == "realization":
+            groups.setdefault((r.subject, r.dtype), []).append(r)
+    table = []
+    for (subject, dtype), rs in sorted(groups.items()):
+        failed = [r for r in rs if r.status in FAILED]
+        errs = [r.err_max_rel for r in rs if r.err_max_rel is not None]
+        det = [r.deterministic for r in rs if r.deterministic is not None]
+        table.append([subject, dtype, str(len(rs)), str(sum(r.status == "passed" for r in rs)), str(len(failed)),
+                      _fmt(max(errs), ".2e") if errs else "", "yes" if det and all(det) else ("no" if det else ""),
+                      (failed[0].status + ": " + failed[0].detail[:60]) if failed else ""])
+    return _table(table, ["realization", "dtype", "checks", "passed", "failed", "max err", "bitwise", "first failure"])
+
+
+def _row_from_dict(d: dict[str, str]) -> Row:
+    import json
+
+    def num(k: str) -> float | None:
+        v = d.get(k, "")
+        try:
+            return float(v) if v != "" else None
+        except ValueError:
+            return None
+
+    det = d.get("deterministic", "")
+    return Row(
+        subject=d.get("subject", ""), kind=d.get("kind", ""), params=json.loads(d.get("params") or "{}"),
+        dtype=d.get("dtype", ""), shape=json.loads(d.get("shape") or "{}"), status=d.get("status", ""),
+        err_max_rel=num("err_max_rel"), err_rel_l2=num("err_rel_l2"),
+        deterministic=None if det == "" else det == "true",
+        time_ms_median=num("time_ms_median"), time_ms_p10=num("time_ms_p10"), time_ms_p90=num("time_ms_p90"),
+        gbps=num("gbps"), gflops=num("gflops"), frac_ceiling=num("frac_ceiling"), target=d.get("target", ""),
+        nvrtc=d.get("nvrtc", ""), source_hash=d.get("source_hash", ""), detail=d.get("detail", ""),
+    )
+
+
+def bench_command(
+    catalog: "Catalog",
+    ids: Sequence[str] = (),
+    quick: bool = False,
+    out_dir: Path | None = None,
+    resume: str | None = None,
+    *,
+    where: dict[str, list[str]] | None = None,
+    peers: bool = True,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+) -> int:
+    """``epldb bench [ID ...] [--quick]``: ceilings, then every point at the bench shapes, then the
+    peers, all in one run; rows written as measured. Returns 0, 1 (a timed output was wrong or a
+    realization failed) or 2."""
+    from epldb.bench import BenchItem, bench, ceiling_row, count_rows, measure_ceilings
+
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    selected = _select(catalog, ids, err)
+    if selected is None:
+        return EXIT_USAGE
+    if _no_gpu(err):
+        return EXIT_USAGE
+    writer = _open_writer(catalog, "bench", out_dir, resume, "bench " + ("--quick " if quick else "") + " ".join(ids), err)
+    if writer is None:
+        return EXIT_USAGE
+    items = [BenchItem(rid, _filter_points(catalog.realizations[rid].points(), where)) for rid in selected]
+    t0 = time.monotonic()
+    try:
+        existing = {d["subject"]: float(d["gbps"]) for d in writer.existing() if d.get("kind") == "ceiling" and d.get("gbps")}
+        ceilings: dict[str, float] = {k.split("/", 1)[1]: v for k, v in existing.items()}
+        if not {"copy", "read"} <= set(ceilings):
+            print("measuring ceilings (copy and read bandwidth)...", file=err)
+            for c in measure_ceilings():
+                writer.append(ceiling_row(c))
+                ceilings[c.name] = c.gbps
+            writer.update_env(ceilings={k: round(v, 1) for k, v in ceilings.items()})
+        bar = ProgressBar(count_rows(catalog, items, quick, peers), "bench", err)
+
+        def emit(row: Row) -> None:
+            writer.append(row)
+
+        def skip(row: Row) -> bool:
+            if writer.has(row):
+                bar.step(f"{row.subject} (resumed)")
+                return True
+            return False
+
+        try:
+            bench(catalog, items, quick=quick, ceilings=ceilings, skip=skip, emit=emit, progress=bar.step, peers=peers)
+        finally:
+            bar.close()
+        writer.update_env(seconds=round(time.monotonic() - t0, 1))
+    finally:
+        writer.close()
+
+    all_rows = [_row_from_dict(d) for d in read_rows(writer.csv_path)]
+    print(bench_table(all_rows), file=out)
+    print(f"\nevidence: {writer.csv_path}  ({time.monotonic() - t0:.0f} s)", file=out)
+    return EXIT_FAILED if any(r.status in FAILED for r in all_rows if r.kind == "realization") else EXIT_OK
+
+
+def bench_table(rows: list[Row]) -> str:
+    """Ceilings, then per subject and dtype (and op): the best row at the largest and smallest shape."""
+    lines = []
+    for r in rows:
+        if r.kind == "ceiling":
+            lines.append([r.subject, "", "", "", _fmt(r.gbps, ".0f"), "1.00", _fmt(r.time_ms_median, ".4f"), ""])
+    groups: dict[tuple[str, str, str, str], list[Row]] = {}
+    for r in rows:
+        if r.kind in ("realization", "peer") and r.gbps is not None and r.status == "passed":
+            groups.setdefault((r.kind, r.subject, r.dtype, str(r.params.get("op", ""))), []).append(r)
+    for (kind, subject, dtype, op), rs in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][3], kv[0][0] != "realization", kv[0][1])):
+        sizes = sorted({math.prod(r.shape.values()) for r in rs})
+        for size in (sizes[-1], sizes[0]) if len(sizes) > 1 else sizes:
+            at = [r for r in rs if math.prod(r.shape.values()) == size]
+            best = max(at, key=lambda r: r.gbps or 0.0)
+            params = ",".join(f"{k}={v}" for k, v in sorted(best.params.items()) if k not in ("dtype", "op"))
+            lines.append([subject, dtype, op, f"n={size}", _fmt(best.gbps, ".0f"), _fmt(best.frac_ceiling, ".2f"),
+                          _fmt(best.time_ms_median, ".4f"), params])
+    return _table(lines, ["subject", "dtype", "op", "shape", "GB/s", "frac", "ms (median)", "best params"])

@@ -1,0 +1,408 @@
+"""Run a realization on the GPU: ``epldb.run("block-reduce/warp-shuffle", x, block=256)``.
+
+One path for everyone (users, the verifier, the benchmark, the tests): compile the realization for
+the device's target through ``epldb.compile`` (cached on disk by content), load the cubin into
+CuPy once per process, evaluate the launch plan for the shape and parameter point, allocate the
+outputs and scratch buffers, and launch each step in order on the current stream.
+
+CuPy (and PyTorch, for tensors passed in) are imported inside functions, so this module imports on
+machines without a GPU.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from epldb.contracts import Contract, get_contract
+from epldb.contracts.dtypes import STORAGE, poison_pattern, storage_dtype
+from epldb.launch import ArrayArg, LaunchLimits, ResolvedPlan, contract_arrays, plan_env, resolve_plan
+from epldb.problems import Problem
+from epldb.records import ParamValue, Realization
+
+if TYPE_CHECKING:
+    from epldb.catalog import Catalog
+    from epldb.compile import RealizationBuild
+
+Status = str  # "passed" | "incorrect" | "compile-error" | "runtime-error" | "skipped"
+
+
+class RunError(Exception):
+    """A realization could not be run; ``status`` is the evidence status it maps to."""
+
+    def __init__(self, status: Status, message: str, problems: tuple[Problem, ...] = ()) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.problems = problems
+
+
+# --- the device ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """The GPU in use, as CUDA reports it."""
+
+    index: int
+    name: str
+    compute_capability: tuple[int, int]
+    sm_count: int
+    l2_bytes: int
+    total_memory: int
+    max_shared_optin: int
+
+    @property
+    def arch(self) -> str:
+        return f"sm_{self.compute_capability[0]}{self.compute_capability[1]}"
+
+    @property
+    def slug(self) -> str:
+        """Folder name for evidence: 'NVIDIA H200' → 'nvidia-h200'."""
+        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "unknown-gpu"
+
+    def limits(self) -> LaunchLimits:
+        return LaunchLimits(max_shared_bytes=self.max_shared_optin)
+
+
+_DEVICE: dict[int, DeviceInfo] = {}
+
+
+def gpu_available() -> bool:
+    """Whether CuPy is importable and sees at least one CUDA device."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - any failure (no cupy, no driver, no device) means "no"
+        return False
+
+
+def device_info() -> DeviceInfo:
+    import cupy
+
+    index = cupy.cuda.Device().id
+    if index not in _DEVICE:
+        props = cupy.cuda.runtime.getDeviceProperties(index)
+        name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+        _DEVICE[index] = DeviceInfo(
+            index=index,
+            name=name,
+            compute_capability=(int(props["major"]), int(props["minor"])),
+            sm_count=int(props["multiProcessorCount"]),
+            l2_bytes=int(props.get("l2CacheSize", 0)),
+            total_memory=int(props.get("totalGlobalMem", 0)),
+            max_shared_optin=int(props.get("sharedMemPerBlockOptin", 48 * 1024)),
+        )
+    return _DEVICE[index]
+
+
+_TARGET = re.compile(r"^sm_(\d+?)(\d)(a?)$")
+
+
+def choose_target(targets: tuple[str, ...] | list[str], cc: tuple[int, int]) -> str | None:
+    """The declared target whose machine code runs best on a device of compute capability ``cc``.
+
+    A cubin runs on devices of the same major version and an equal or newer minor; an
+    arch-specific target (``sm_90a``) only on exactly that capability. Among those that run, the
+    newest wins, and an exact arch-specific match (it may use wgmma, setmaxnreg) beats plain.
+    """
+    best: tuple[tuple[int, int, int], str] | None = None
+    for t in targets:
+        m = _TARGET.match(t)
+        if m is None:
+            continue
+        major, minor, specific = int(m.group(1)), int(m.group(2)), bool(m.group(3))
+        runs = major == cc[0] and (minor == cc[1] if specific else minor <= cc[1])
+        if not runs:
+            continue
+        rank = (minor, int(specific), 0)
+        if best is None or rank > best[0]:
+            best = (rank, t)
+    return best[1] if best else None
+
+
+# --- catalog and contract lookup ---------------------------------------------------------------
+
+
+_CATALOGS: dict[str, "Catalog"] = {}
+
+
+def default_catalog(root: Path | None = None) -> "Catalog":
+    """The repository's catalog, loaded once per process (lint off: running needs the records)."""
+    from epldb.catalog import default_root, load
+
+    key = str(Path(root).resolve() if root else default_root())
+    if key not in _CATALOGS:
+        _CATALOGS[key] = load(Path(key), lint=False)
+    return _CATALOGS[key]
+
+
+def contract_of(catalog: "Catalog", realization: Realization) -> Contract:
+    primitive = catalog.primitives.get(realization.primitive)
+    if primitive is None:
+        raise RunError("skipped", f"primitive '{realization.primitive}' is not in the catalog")
+    contract = get_contract(primitive.contract)
+    if contract is None:
+        raise RunError("skipped", f"primitive '{primitive.id}' names no known contract ({primitive.contract!r})")
+    return contract
+
+
+def realization_of(catalog: "Catalog", realization_id: str) -> Realization:
+    r = catalog.realizations.get(realization_id)
+    if r is None:
+        raise RunError("skipped", f"no realization '{realization_id}' in the catalog")
+    return r
+
+
+# --- compiled and loaded realizations --------------------------------------------------------------
+
+
+@dataclass
+class LoadedRealization:
+    """A realization compiled for one target (its whole parameter space) and loaded into CuPy."""
+
+    realization: Realization
+    contract: Contract
+    build: "RealizationBuild"
+    module: Any
+    functions: dict[str, Any] = field(default_factory=dict)
+
+    def function(self, entry: str, point: Mapping[str, ParamValue]) -> Any:
+        eb = self.build.find(entry, dict(point))
+        if eb is None:
+            raise RunError("compile-error", f"the build has no entry '{entry}' at point {dict(point)}")
+        if eb.lowered_name not in self.functions:
+            self.functions[eb.lowered_name] = self.module.get_function(eb.lowered_name)
+        return self.functions[eb.lowered_name]
+
+    @property
+    def notes(self) -> str:
+        """Non-fatal build problems (failed claims) for the evidence row's detail."""
+        return "; ".join(p.message for p in self.build.problems if p.severity == "error")
+
+
+_LOADED: dict[tuple[str, str, str, str], LoadedRealization] = {}
+
+
+def _load_cubin(cubin: bytes) -> Any:
+    """A CuPy module from cubin bytes (``Module.load``), or through a temporary file."""
+    from cupy.cuda import function
+
+    module = function.Module()
+    try:
+        module.load(cubin)
+        return module
+    except (AttributeError, TypeError):
+        import tempfile
+
+        import cupy
+
+        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+            f.write(cubin)
+        return cupy.RawModule(path=f.name)
+
+
+def build_for_device(catalog: "Catalog", realization: Realization, target: str | None = None,
+                     cache_dir: Path | None = None) -> "RealizationBuild":
+    from epldb.compile import compile_realization
+
+    if target is None:
+        target = choose_target(realization.targets, device_info().compute_capability)
+        if target is None:
+            raise RunError("skipped", f"none of the declared targets ({', '.join(realization.targets)}) runs on {device_info().arch}")
+    return compile_realization(catalog.root, realization, target, None, cache_dir=cache_dir)
+
+
+def load_realization(catalog: "Catalog", realization_id: str, target: str | None = None,
+                     cache_dir: Path | None = None) -> LoadedRealization:
+    """Compile (whole parameter space, cached) and load once per process; RunError if impossible."""
+    from epldb.compile.hashing import source_hash
+
+    r = realization_of(catalog, realization_id)
+    contract = contract_of(catalog, r)
+    if target is None:
+        target = choose_target(r.targets, device_info().compute_capability)
+        if target is None:
+            raise RunError("skipped", f"none of the declared targets ({', '.join(r.targets)}) runs on {device_info().arch}")
+    key = (str(catalog.root), r.id, target, source_hash(catalog.root, r.kernel.source))
+    if key not in _LOADED:
+        build = build_for_device(catalog, r, target, cache_dir)
+        if build.cubin is None:
+            errors = [p for p in build.problems if p.severity == "error"] or list(build.problems)
+            first = errors[0].format() if errors else "no cubin"
+            raise RunError("compile-error", f"{target}: {first}", tuple(build.problems))
+        try:
+            module = _load_cubin(build.cubin)
+        except Exception as e:  # noqa: BLE001 - CUDA driver errors have no common base class
+            raise RunError("runtime-error", f"loading the {target} cubin failed: {e}") from e
+        _LOADED[key] = LoadedRealization(r, contract, build, module)
+    return _LOADED[key]
+
+
+# --- one shape and point, ready to launch -----------------------------------------------------------
+
+
+@dataclass
+class Launcher:
+    """A realization at one shape and parameter point: the resolved plan and its functions."""
+
+    loaded: LoadedRealization
+    shape: dict[str, int]
+    point: dict[str, ParamValue]
+    plan: ResolvedPlan
+    functions: list[Any]
+
+    @property
+    def contract(self) -> Contract:
+        return self.loaded.contract
+
+    def output_specs(self) -> list[Any]:
+        return self.contract.outputs(self.shape, self.point)
+
+    def allocate_outputs(self, poison: bool = True) -> dict[str, Any]:
+        import cupy
+
+        out: dict[str, Any] = {}
+        for spec in self.output_specs():
+            a = cupy.empty(max(spec.count, 1), dtype=storage_dtype(spec.dtype))[: spec.count]
+            if poison:
+                a.view(cupy.uint8).fill(poison_pattern(spec.dtype))
+            out[spec.name] = a
+        return out
+
+    def allocate_scratch(self) -> dict[str, Any]:
+        import cupy
+
+        out: dict[str, Any] = {}
+        for s in self.plan.scratch:
+            a = cupy.empty(max(s.count, 1), dtype=STORAGE[s.dtype])
+            a.view(cupy.uint8).fill(0 if s.zero else poison_pattern(s.dtype))
+            out[s.name] = a
+        return out
+
+    def bind(self, arrays: Mapping[str, Any], scratch: Mapping[str, Any] | None = None) -> Callable[[], None]:
+        """A no-argument callable that launches every step on ``arrays`` (inputs and outputs by
+        name); argument tuples are built once, so the callable is cheap enough to time."""
+        import numpy as np
+
+        scratch = dict(scratch) if scratch is not None else self.allocate_scratch()
+        pool = {**arrays, **scratch}
+        calls: list[tuple[Any, tuple[int, int, int], tuple[int, int, int], tuple[Any, ...], int]] = []
+        for fn, step in zip(self.functions, self.plan.steps):
+            args = tuple(pool[a.name] if isinstance(a, ArrayArg) else np.int32(a.value) for a in step.args)
+            if step.shared_bytes > 48 * 1024:
+                fn.max_dynamic_shared_size_bytes = step.shared_bytes
+            calls.append((fn, step.grid, step.block, args, step.shared_bytes))
+        zeroed = [scratch[s.name] for s in self.plan.scratch if s.zero]
+
+        def launch() -> None:
+            for z in zeroed:
+                z.fill(0)
+            for fn, grid, block, args, shared in calls:
+                fn(grid, block, args, shared_mem=shared)
+
+        return launch
+
+    def launch(self, arrays: Mapping[str, Any], scratch: Mapping[str, Any] | None = None) -> None:
+        self.bind(arrays, scratch)()
+
+
+def prepare(catalog: "Catalog", realization_id: str, shape: Mapping[str, int], point: Mapping[str, ParamValue],
+            *, target: str | None = None, cache_dir: Path | None = None) -> Launcher:
+    """Compile/load (cached), resolve the plan for ``shape`` and ``point``; RunError if impossible."""
+    loaded = load_realization(catalog, realization_id, target, cache_dir)
+    r = loaded.realization
+    if any(step.get("cluster") for step in (r.launch or {}).get("steps", [])):
+        raise RunError("skipped", "cluster launches are not supported by the runner yet")
+    plan = resolve_plan(r, plan_env(shape, point), contract_arrays(loaded.contract), device_info().limits())
+    if not plan.ok:
+        raise RunError("runtime-error", "launch plan: " + "; ".join(p.message for p in plan.problems), plan.problems)
+    functions = [loaded.function(step.entry, point) for step in plan.steps]
+    return Launcher(loaded, dict(shape), dict(point), plan, functions)
+
+
+# --- epldb.run ---------------------------------------------------------------------------------------
+
+
+_TORCH_DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat16": "bfloat16",
+                 "int32": "int32", "int64": "int64", "int8": "int8", "uint32": "uint32"}
+
+
+def as_device_array(a: Any) -> tuple[Any, str | None]:
+    """A CuPy array and the catalog dtype it holds (None when the bits alone cannot tell, i.e.
+    uint16 storage of bfloat16). Accepts CuPy arrays, NumPy arrays and PyTorch CUDA tensors."""
+    import cupy
+
+    if type(a).__module__.split(".")[0] == "torch":
+        import torch
+
+        name = str(a.dtype).replace("torch.", "")
+        if a.dtype == torch.bfloat16:
+            return cupy.from_dlpack(a.contiguous().view(torch.int16)).view(cupy.uint16), "bfloat16"
+        return cupy.from_dlpack(a.contiguous()), _TORCH_DTYPES.get(name)
+    arr = cupy.asarray(a)
+    if arr.dtype == cupy.uint16:
+        return arr, None
+    name = str(arr.dtype)
+    return arr, name if name in STORAGE else None
+
+
+def resolve_point(realization: Realization, params: Mapping[str, Any], dtype: str | None) -> dict[str, ParamValue]:
+    """The parameter point of a call: given values (checked against the declared space), the
+    inputs' dtype for ``dtype``, otherwise each parameter's first declared value."""
+    unknown = [k for k in params if k not in realization.params]
+    if unknown:
+        raise RunError("skipped", f"{realization.id} has no parameter(s) {', '.join(unknown)} (declared: {', '.join(realization.params)})")
+    point: dict[str, ParamValue] = {}
+    for name, values in realization.params.items():
+        if name in params:
+            v = params[name]
+        elif name == "dtype" and dtype is not None:
+            v = dtype
+        else:
+            v = values[0]
+        if v not in values:
+            raise RunError("skipped", f"{name}={v!r} is not in the declared values {list(values)} of {realization.id}")
+        point[name] = v
+    return point
+
+
+def run(realization_id: str, *arrays: Any, catalog: "Catalog | None" = None, **params: Any) -> Any:
+    """Run a realization on device arrays and return its output(s).
+
+    ``arrays`` are the contract's inputs in order (CuPy arrays, or PyTorch CUDA tensors);
+    ``params`` pick the parameter point (unspecified ones: the inputs' dtype, else the first
+    declared value). Returns the single output array, or a tuple in the contract's order.
+    Raises :class:`RunError` when the realization cannot be compiled, planned or launched.
+    """
+    import cupy
+
+    catalog = catalog or default_catalog()
+    r = realization_of(catalog, realization_id)
+    contract = contract_of(catalog, r)
+    if len(arrays) != len(contract.input_names):
+        raise RunError("skipped", f"{realization_id} takes {len(contract.input_names)} input array(s) "
+                       f"({', '.join(contract.input_names)}), got {len(arrays)}")
+    converted = [as_device_array(a) for a in arrays]
+    dtypes = {d for _, d in converted if d is not None}
+    dtype = params.get("dtype") or (dtypes.pop() if len(dtypes) == 1 else None)
+    if dtype is None and "dtype" in r.params:
+        raise RunError("skipped", "cannot tell the inputs' dtype (uint16 holds bfloat16?): pass dtype=...")
+    point = resolve_point(r, params, dtype)
+    inputs = {name: a for name, (a, _) in zip(contract.input_names, converted)}
+    for spec in contract.inputs(contract.shape_of(inputs, point), point):
+        a = inputs[spec.name]
+        if a.dtype != storage_dtype(spec.dtype):
+            raise RunError("skipped", f"input '{spec.name}' is {a.dtype}, the point needs {spec.dtype} (stored as {STORAGE[spec.dtype]})")
+        if not a.flags.c_contiguous:
+            inputs[spec.name] = cupy.ascontiguousarray(a)
+    shape = contract.shape_of(inputs, point)
+    launcher = prepare(catalog, realization_id, shape, point)
+    outputs = launcher.allocate_outputs()
+    launcher.launch({**inputs, **outputs})
+    values = [outputs[n] for n in contract.output_names]
+    return values[0] if len(values) == 1 else tuple(values)

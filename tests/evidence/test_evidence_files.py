@@ -1,0 +1,163 @@
+"""Evidence files: whole-line atomic appends, interrupted runs, resume, staleness, the lint rule."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+import epldb
+from epldb.compile.hashing import source_hash
+from epldb.evidence import (
+    COLUMNS,
+    EvidenceWriter,
+    Row,
+    evidence_problems,
+    find_run,
+    load_evidence,
+    new_run_id,
+    newest_fresh,
+    read_rows,
+)
+from realization_fixtures import make_repo
+
+RID = "tile-sum/naive"
+
+
+def row(status: str = "passed", n: int = 31, h: str = "", **kw) -> Row:
+    return Row(RID, "realization", {"op": "sum", "block": 128, "items": 1, "dtype": "float32"}, "float32", {"n": n},
+               status, err_max_rel=1.5e-7, err_rel_l2=3.25e-8, deterministic=True, source_hash=h, target="sm_90",
+               nvrtc="13.0", **kw)
+
+
+def test_run_ids_sort_by_time() -> None:
+    a = new_run_id("verify", datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    b = new_run_id("bench", datetime(2026, 1, 2, 3, 4, 6, tzinfo=timezone.utc))
+    assert a.startswith("20260102T030405Z-verify-") and a < b
+
+
+def test_every_append_leaves_a_valid_file(tmp_path: Path) -> None:
+    w = EvidenceWriter(tmp_path / "nvidia-h200", "r1", {"gpu": "NVIDIA H200"}).open()
+    assert read_rows(w.csv_path) == []
+    assert w.csv_path.read_text().splitlines() == [",".join(COLUMNS)]
+    for i, n in enumerate([1, 31, 4097]):
+        assert w.append(row(n=n))
+        rows = read_rows(w.csv_path)  # a reader at any moment sees whole rows only
+        assert len(rows) == i + 1 and rows[-1]["shape"] == f"{{\"n\":{n}}}"
+    assert not w.append(row(n=31))  # one row per key and run
+    w.close()
+    first = read_rows(w.csv_path)[0]
+    assert first["run"] == "r1"
+    assert first["params"] == '{"block":128,"dtype":"float32","items":1,"op":"sum"}'  # sorted keys
+    assert (first["err_max_rel"], first["deterministic"], first["time_ms_median"]) == ("1.5e-07", "true", "")
+    assert json.loads(w.env_path.read_text()) == {"gpu": "NVIDIA H200"}
+
+
+def test_interrupted_run_keeps_whole_rows_and_resumes(tmp_path: Path) -> None:
+    w = EvidenceWriter(tmp_path / "dev", "r1").open()
+    w.append(row(n=1))
+    w.append(row(n=31))
+    w.close()
+    # A crash in the middle of the third write leaves part of a line.
+    with open(w.csv_path, "a") as f:
+        f.write("r1,tile-sum/naive,realization,\"{\"\"op")
+    assert [r["shape"] for r in read_rows(w.csv_path)] == ['{"n":1}', '{"n":31}']
+
+    assert find_run(tmp_path, "r1") == tmp_path / "dev"
+    resumed = EvidenceWriter(tmp_path / "dev", "r1").open()  # what --resume r1 does
+    assert resumed.has(row(n=1)) and resumed.has(row(n=31)) and not resumed.has(row(n=4097))
+    assert resumed.append(row(n=4097))
+    resumed.close()
+    text = w.csv_path.read_text()
+    assert text.endswith("\n") and "\"{\"\"op\n" not in text
+    assert [r["shape"] for r in read_rows(w.csv_path)] == ['{"n":1}', '{"n":31}', '{"n":4097}']
+
+
+def test_detail_is_one_line_and_quoted(tmp_path: Path) -> None:
+    w = EvidenceWriter(tmp_path / "dev", "r1").open()
+    w.append(row(detail='bad, "quoted"\nsecond line'))
+    w.close()
+    assert read_rows(w.csv_path)[0]["detail"] == 'bad, "quoted" second line'
+    assert len(w.csv_path.read_text().splitlines()) == 2
+
+
+def _write_run(root: Path, run: str, rows: list[Row]) -> None:
+    w = EvidenceWriter(root / "evidence" / "nvidia-h200", run).open()
+    for r in rows:
+        w.append(r)
+    w.close()
+
+
+def test_stale_rows_and_newest_fresh_row_wins(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    cat = epldb.load(root, lint=False)
+    h = source_hash(root, cat.realizations[RID].kernel.source)
+    _write_run(root, "20260101T000000Z-verify-aaaa", [row("passed", 31, h), row("passed", 4097, h)])
+    _write_run(root, "20260102T000000Z-verify-bbbb", [row("incorrect", 31, h)])
+    _write_run(root, "20250101T000000Z-verify-old0", [row("passed", 1, "0" * 64)])
+    peer = Row("block-tile-reduce/torch-eager", "peer", {"tile": 128}, "float32", {"n": 31}, "passed", gbps=12.5)
+    _write_run(root, "20260103T000000Z-bench-cccc", [peer])
+
+    df = load_evidence(root, cat)
+    assert list(df.columns[: len(COLUMNS)]) == list(COLUMNS)
+    assert set(df["device"]) == {"nvidia-h200"}
+    assert df.loc[df["source_hash"] == "0" * 64, "stale"].tolist() == [True]
+    assert not df.loc[df["kind"] == "peer", "stale"].any()
+    assert df["gbps"].dropna().tolist() == [12.5]
+
+    newest = newest_fresh(df[df["kind"] == "realization"])
+    by_n = {json.loads(s)["n"]: st for s, st in zip(newest["shape"], newest["status"])}
+    assert by_n == {31: "incorrect", 4097: "passed"}  # the newer failure outvotes the older pass
+    passing = newest_fresh(df[df["kind"] == "realization"], passing=True)
+    assert [json.loads(s)["n"] for s in passing["shape"]] == [4097]
+
+    # Changing an included header makes every row of the realization stale.
+    kernel = root / "kernels" / cat.realizations[RID].kernel.source
+    kernel.write_text(kernel.read_text() + "\n// changed\n")
+    assert load_evidence(root, cat).loc[lambda d: d["kind"] == "realization", "stale"].all()
+
+
+@pytest.mark.parametrize("status", ["verified", "draft"])
+def test_lint_rule_without_evidence(tmp_path: Path, status: str) -> None:
+    root = make_repo(tmp_path, status=status)
+    cat = epldb.load(root, lint=False)
+    (p,) = evidence_problems(cat)
+    assert (p.location.file, p.location.line, p.json_path, p.rule) == (
+        "catalog/realizations/tile-sum/naive.yaml", 5, "$.status", "evidence-fresh")
+    if status == "verified":
+        assert p.severity == "error"
+        assert p.message == ("status is verified but there is no fresh passing evidence on any GPU; run 'epldb "
+                             "verify tile-sum/naive' on a GPU or set status: draft")
+    else:
+        assert (p.severity, p.message) == ("notice", "draft: no fresh evidence yet")
+
+
+def test_lint_rule_with_evidence(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, status="verified")
+    cat = epldb.load(root, lint=False)
+    h = source_hash(root, cat.realizations[RID].kernel.source)
+    _write_run(root, "20260101T000000Z-verify-aaaa", [row("passed", 31, h)])
+    assert evidence_problems(cat) == []
+    # A newer fresh failure on the same instance makes "verified" an error again.
+    _write_run(root, "20260102T000000Z-verify-bbbb", [row("incorrect", 31, h)])
+    (p,) = evidence_problems(cat)
+    assert p.severity == "error" and p.message.startswith("status is verified but the newest fresh evidence fails: "
+                                                          "nvidia-h200: incorrect at")
+    # Stale passing rows do not count.
+    root2 = make_repo(tmp_path / "second", status="verified")
+    cat2 = epldb.load(root2, lint=False)
+    _write_run(root2, "20260101T000000Z-verify-aaaa", [row("passed", 31, "f" * 64)])
+    (p,) = evidence_problems(cat2)
+    assert "(1 stale row(s): the kernel changed since they were measured)" in p.message
+
+
+def test_lint_rule_module_follows_the_rule_protocol(tmp_path: Path) -> None:
+    from epldb.lint import evidence_fresh, launch_plan
+
+    root = make_repo(tmp_path)
+    cat = epldb.load(root, lint=False)
+    assert evidence_fresh.RULE == "evidence-fresh" and launch_plan.RULE == "launch-plan"
+    assert [p.severity for p in evidence_fresh.check(cat)] == ["notice"]
+    assert list(launch_plan.check(cat)) == []

@@ -1,0 +1,80 @@
+"""epldb.run: target choice and parameter points on the CPU; real runs on the GPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import epldb
+from epldb.contracts import get_contract, make_rng
+from epldb.runner import DeviceInfo, RunError, choose_target, resolve_point
+
+CATALOG = epldb.load(lint=False)
+RUNNABLE = [r.id for r in CATALOG.realizations.values()
+            if r.launch and get_contract(CATALOG.primitives[r.primitive].contract) is not None]
+
+
+@pytest.mark.parametrize("targets, cc, expected", [
+    (["sm_80", "sm_90", "sm_90a"], (9, 0), "sm_90a"),  # an exact arch-specific match wins
+    (["sm_80", "sm_90"], (9, 0), "sm_90"),
+    (["sm_80", "sm_86"], (8, 9), "sm_86"),  # same major, newest minor not above the device's
+    (["sm_80"], (9, 0), None),  # machine code does not cross major versions
+    (["sm_90a"], (10, 0), None),
+    (["sm_100", "sm_100a"], (10, 0), "sm_100a"),
+    (["sm_120"], (12, 0), "sm_120"),
+])
+def test_choose_target(targets: list[str], cc: tuple[int, int], expected: str | None) -> None:
+    assert choose_target(targets, cc) == expected
+
+
+def test_device_slug() -> None:
+    d = DeviceInfo(0, "NVIDIA H200", (9, 0), 132, 60 << 20, 141 << 30, 227 << 10)
+    assert (d.slug, d.arch, d.limits().max_shared_bytes) == ("nvidia-h200", "sm_90", 227 << 10)
+
+
+def test_resolve_point_defaults_dtype_and_checks_values() -> None:
+    r = CATALOG.realizations["block-reduce/warp-shuffle"]
+    p = resolve_point(r, {"block": 512}, "bfloat16")
+    assert p == {"block": 512, "items": r.params["items"][0], "dtype": "bfloat16", "op": "sum"}
+    with pytest.raises(RunError, match=r"block=100 is not in the declared values"):
+        resolve_point(r, {"block": 100}, "float32")
+    with pytest.raises(RunError, match="has no parameter"):
+        resolve_point(r, {"threads": 128}, "float32")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("rid", RUNNABLE)
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_run_matches_reference(rid: str, dtype: str, op: str) -> None:
+    import cupy
+
+    r = CATALOG.realizations[rid]
+    if dtype not in r.params.get("dtype", ("float32",)) or op not in r.params.get("op", ("sum",)):
+        pytest.skip(f"{rid} does not declare {dtype}/{op}")
+    contract = get_contract(CATALOG.primitives[r.primitive].contract)
+    shape = {"n": 100_003}
+    point = resolve_point(r, {"op": op}, dtype)
+    host = contract.make_inputs(shape, dtype, point, make_rng(np, 7))
+    x = cupy.asarray(host["x"])
+    out = epldb_run(rid, x, dtype=dtype, op=op)
+    ref = contract.reference(host, shape, point)["partials"]
+    got = cupy.asnumpy(out).astype(np.float64)
+    assert got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-4 * np.abs(ref).max())
+
+
+@pytest.mark.gpu
+def test_run_accepts_torch_bfloat16_tensors() -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.randn(4097, device="cuda").to(torch.bfloat16)
+    out = epldb_run(RUNNABLE[0], x, block=128, op="sum")
+    tile = 128 * CATALOG.realizations[RUNNABLE[0]].params["items"][0]
+    expected = torch.nn.functional.pad(x.float(), (0, -x.numel() % tile)).view(-1, tile).sum(1)
+    np.testing.assert_allclose(np.asarray(out.get()), expected.cpu().numpy(), rtol=1e-5, atol=1e-4)
+
+
+def epldb_run(*args, **kwargs):
+    from epldb.runner import run
+
+    return run(*args, catalog=CATALOG, **kwargs)
