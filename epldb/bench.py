@@ -278,7 +278,10 @@ def bench(
 ) -> list[Row]:
     """Time every item's points at the contract's bench shapes, with peers; rows in run order.
 
-    ``ceilings`` maps ceiling names to GB/s (measured by the caller in the same run).
+    ``ceilings`` maps ceiling names to GB/s (measured by the caller in the same run). The rotated
+    input sets are generated once per (dtype, shape) and shared by every realization, point and
+    peer of the contract, so a contract's inputs must depend on shape and dtype only (the outputs
+    and the reference may depend on the whole point).
     """
     import cupy
 
