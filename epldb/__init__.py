@@ -3,11 +3,14 @@
     import epldb
     cat = epldb.load()                 # this repository's catalog, validated
     cat.realizations_of("block-reduce")
+    cat.evidence()                     # measured rows, stale ones flagged
+    epldb.run("block-reduce/warp-shuffle", x, block=256, items=8, op="sum")   # on a GPU
 """
 
 from __future__ import annotations
 
 from epldb.catalog import Catalog, CatalogInvalid, load
 from epldb.problems import Location, Problem
+from epldb.runner import run
 
-__all__ = ["Catalog", "CatalogInvalid", "Location", "Problem", "load"]
+__all__ = ["Catalog", "CatalogInvalid", "Location", "Problem", "load", "run"]

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from epldb import schema
 from epldb.problems import Location, Problem, has_errors, sort_problems
@@ -28,6 +28,9 @@ from epldb.records import (
     realization_from,
 )
 from epldb.yamlsafe import load_yaml
+
+if TYPE_CHECKING:
+    import pandas
 
 # kind → (folder under catalog/, depth of the file below it, record builder)
 _LAYOUT: dict[schema.Kind, tuple[str, int, Callable[[dict[str, Any], str, SourceMap], Record]]] = {
@@ -96,6 +99,12 @@ class Catalog:
             if record_id in mapping:
                 return mapping[record_id]  # type: ignore[return-value]
         return None
+
+    def evidence(self) -> "pandas.DataFrame":
+        """Every measured row under evidence/, with a ``stale`` column (kernel changed since)."""
+        from epldb.evidence import load_evidence
+
+        return load_evidence(self.root, self)
 
     def invalid_ids(self, kind: str) -> set[str]:
         """Ids of records of ``kind`` that exist on disk but failed their schema: references to them

@@ -23,7 +23,8 @@ from epldb.records import Record
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("validate", help="check every record: schema, lint rules, kernel builds and claims, evidence")
-    p.add_argument("--schema-only", action="store_true", help="schema and lint rules only: no compilation")
+    p.add_argument("--schema-only", action="store_true",
+                   help="schema, lint rules and evidence freshness only: no compilation")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=validate)
 
@@ -50,6 +51,11 @@ def _counts(cat: Catalog) -> str:
 def validate(args: argparse.Namespace) -> int:
     cat = load_catalog(args)
     problems = list(cat.problems)
+    if cat.ok:
+        from epldb.lint import evidence_rules
+
+        for rule in evidence_rules():
+            problems.extend(rule.check(cat))
     if not args.schema_only:
         from epldb.validate_deep import deep_checks
 

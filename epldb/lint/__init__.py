@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from epldb.lint import (
+    contract_known,
     entry_symbols,
     kernel_has_record,
     kernel_path_inside,
+    launch_plan,
     operator_primitive_symmetry,
     path_matches_id,
     placeholders_declared,
@@ -44,8 +46,17 @@ RULES: tuple[Rule, ...] = tuple(
         kernel_has_record,
         entry_symbols,
         placeholders_declared,
+        contract_known,
+        launch_plan,
     )
 )
+
+def evidence_rules() -> tuple[Rule, ...]:
+    """Rules that read evidence/ (pandas, content hashes): ``epldb validate`` runs them, a plain
+    ``load()`` does not, so loading stays fast and free of pandas."""
+    from epldb.lint import evidence_fresh
+
+    return (_rule(evidence_fresh),)
 
 
 def run_rules(catalog: "Catalog") -> list[Problem]:

@@ -15,5 +15,6 @@ if TYPE_CHECKING:
 __all__ = ["RULE", "check"]
 
 
+
 def check(catalog: "Catalog") -> Iterable[Problem]:
     return evidence_problems(catalog)
