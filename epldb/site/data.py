@@ -1,0 +1,297 @@
+"""What the site is generated from: the catalog, static builds and measured evidence, gathered once.
+
+Static builds (``epldb.compile``) and evidence (``epldb.evidence``) are imported lazily; while a room
+is not installed, or fails, the site says so on the pages instead of failing: a problem becomes a
+``notes`` line and the pages show "no evidence yet" / "not compiled".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from epldb.catalog import Catalog
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Statuses of a verification that passed (the runner writes one of these).
+PASSING = {"pass", "passed", "ok"}
+
+
+@dataclass
+class RunInfo:
+    """One evidence run: its device folder, CSV file and environment record."""
+
+    run: str
+    device: str
+    csv: Path
+    env: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def utc(self) -> str:
+        for key in ("utc", "utc_time", "time_utc", "timestamp", "time", "date"):
+            value = self.env.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return ""
+
+
+@dataclass
+class SiteData:
+    catalog: Catalog
+    #: (realization id, target) → the build, or a sentence saying why there is none.
+    builds: dict[tuple[str, str], Any] = field(default_factory=dict)
+    #: measured rows, normalized by ``normalize_evidence``; None when there is no evidence at all.
+    evidence: "pd.DataFrame | None" = None
+    runs: dict[str, RunInfo] = field(default_factory=dict)
+    #: why a part is missing (shown on the evidence-status page).
+    notes: list[str] = field(default_factory=list)
+
+    def build(self, realization_id: str, target: str) -> Any:
+        return self.builds.get((realization_id, target))
+
+    def has_evidence(self) -> bool:
+        return self.evidence is not None and not self.evidence.empty
+
+
+EvidenceLoader = Callable[[Path], "pd.DataFrame"]
+
+
+def gather(catalog: Catalog, *, compile: bool = True, evidence_loader: EvidenceLoader | None = None,
+           progress: Callable[[str], None] | None = None) -> SiteData:
+    """Collect builds and evidence for every realization of ``catalog``."""
+    data = SiteData(catalog)
+    if compile:
+        _gather_builds(data, progress)
+    else:
+        data.notes.append("static builds were skipped (--no-compile)")
+    data.runs = discover_runs(catalog.root)
+    _gather_evidence(data, evidence_loader)
+    return data
+
+
+def _gather_builds(data: SiteData, progress: Callable[[str], None] | None) -> None:
+    try:
+        from epldb.compile import compile_realization
+    except ImportError as exc:
+        data.notes.append(f"static builds are not available: epldb.compile cannot be imported ({exc})")
+        return
+    for r in data.catalog.realizations.values():
+        for target in r.targets:
+            if progress:
+                progress(f"compile {r.id} for {target}")
+            try:
+                data.builds[(r.id, target)] = compile_realization(data.catalog.root, r, target)
+            except Exception as exc:  # a compile-room bug must not take the whole site down
+                data.builds[(r.id, target)] = f"compilation raised {type(exc).__name__}: {exc}"
+
+
+def discover_runs(root: Path) -> dict[str, RunInfo]:
+    """Every ``evidence/<device>/<run>.csv`` with its ``<run>.env.json`` (when present)."""
+    runs: dict[str, RunInfo] = {}
+    base = root / "evidence"
+    if not base.is_dir():
+        return runs
+    for device_dir in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        for csv in sorted(device_dir.glob("*.csv")):
+            run = csv.stem
+            env: dict[str, Any] = {}
+            env_path = device_dir / f"{run}.env.json"
+            if env_path.is_file():
+                try:
+                    loaded = json.loads(env_path.read_text(encoding="utf-8"))
+                    env = loaded if isinstance(loaded, dict) else {"environment": loaded}
+                except (OSError, ValueError) as exc:
+                    env = {"unreadable": f"{env_path.name}: {exc}"}
+            runs[run] = RunInfo(run, device_dir.name, csv, env)
+    return runs
+
+
+def _gather_evidence(data: SiteData, loader: EvidenceLoader | None) -> None:
+    if loader is None:
+        try:
+            from epldb.evidence import load_evidence
+        except ImportError:
+            if data.runs:
+                data.notes.append("evidence files exist but epldb.evidence cannot be imported")
+            return
+        loader = load_evidence
+    try:
+        frame = loader(data.catalog.root)
+    except Exception as exc:  # the evidence room's bug or a malformed file: show, don't fail
+        data.notes.append(f"evidence could not be loaded: {type(exc).__name__}: {exc}")
+        return
+    if frame is None or len(frame) == 0:
+        return
+    data.evidence = normalize_evidence(frame, data.runs, data.catalog)
+
+
+# --- normalization ---------------------------------------------------------------------------
+
+
+def shape_elements(shape: object) -> int:
+    """Element count of a shape written as '4096x8192', '[4096, 8192]', '(16777216,)' or '1048576'."""
+    numbers = [int(n) for n in re.findall(r"\d+", str(shape))]
+    if not numbers:
+        return 0
+    return math.prod(numbers)
+
+
+def params_label(params: object) -> str:
+    """'{"block": 256, "items": 4}' → 'block=256 items=4' (anything else as written)."""
+    if isinstance(params, str):
+        try:
+            params = json.loads(params) if params.strip() else {}
+        except ValueError:
+            return params
+    if isinstance(params, dict):
+        return " ".join(f"{k}={v}" for k, v in params.items())
+    if params is None or (isinstance(params, float) and math.isnan(params)):
+        return ""
+    return str(params)
+
+
+def shape_label(shape: object) -> str:
+    """'{"n": 16777216}' → 'n=16Mi'; '[4096, 8192]' → '4096×8192'; anything else as written."""
+    text = str(shape)
+    try:
+        loaded = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(loaded, dict):
+        return " ".join(f"{k}={_count(v)}" for k, v in loaded.items())
+    if isinstance(loaded, list):
+        return "×".join(_count(v) for v in loaded)
+    if isinstance(loaded, int):
+        return _count(loaded)
+    return text
+
+
+def _count(v: object) -> str:
+    """1048576 → '1Mi', 100000007 → '100000007' (exact unless a power of two)."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        return str(v)
+    if v >= 1024 and v & (v - 1) == 0:
+        for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+            if v >= size:
+                return f"{v // size}{unit}"
+    return str(v)
+
+
+def variant_of(params: object) -> str:
+    """The problem variant a row measures: its string-valued parameters other than dtype
+    ('op=sum'). Numbers and booleans are tuning knobs (block, items, stages), not the problem."""
+    named = params_dict(params)
+    keep = [(k, v) for k, v in sorted(named.items())
+            if isinstance(v, str) and k not in ("dtype", "primitive", "contract")]
+    return " ".join(f"{k}={v}" for k, v in keep)
+
+
+def knobs_label(params: object) -> str:
+    """The tuning knobs of a row (its parameters minus dtype and the problem variant):
+    'block=256 items=4'."""
+    named = params_dict(params)
+    keep = [(k, v) for k, v in named.items()
+            if not isinstance(v, str) and k not in ("primitive", "contract")]
+    return " ".join(f"{k}={v}" for k, v in keep)
+
+
+def params_dict(params: object) -> dict[str, Any]:
+    if isinstance(params, dict):
+        return params
+    if isinstance(params, str) and params.strip():
+        try:
+            loaded = json.loads(params)
+        except ValueError:
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+    return {}
+
+
+def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog: Catalog) -> "pd.DataFrame":
+    """Add the columns the pages use: device, utc, elements, params_label, ceiling_gbps, primitive,
+    passed, fresh. Missing optional columns are added empty so every page can rely on them."""
+    import pandas as pd
+
+    df = frame.copy()
+    for col in ("run", "subject", "kind", "params", "dtype", "shape", "status", "err_max_rel", "err_rel_l2",
+                "deterministic", "time_ms_median", "time_ms_p10", "time_ms_p90", "gbps", "frac_ceiling",
+                "target", "nvrtc", "source_hash", "detail"):
+        if col not in df.columns:
+            df[col] = None
+    if "stale" not in df.columns:
+        df["stale"] = False
+    df["stale"] = df["stale"].fillna(False).astype(bool)
+    df["run"] = df["run"].astype(str)
+    df["subject"] = df["subject"].astype(str)
+    df["kind"] = df["kind"].fillna("realization").astype(str)
+    df["shape"] = df["shape"].astype(str)
+    df["dtype"] = df["dtype"].fillna("").astype(str)
+    if "device" not in df.columns:
+        df["device"] = [runs[r].device if r in runs else "unknown-device" for r in df["run"]]
+    df["device"] = df["device"].fillna("unknown-device").astype(str)
+    df["utc"] = [runs[r].utc if r in runs else "" for r in df["run"]]
+    df["elements"] = [shape_elements(s) for s in df["shape"]]
+    df["params_label"] = [params_label(p) for p in df["params"]]
+    df["variant"] = [variant_of(p) for p in df["params"]]
+    df["knobs_label"] = [knobs_label(p) for p in df["params"]]
+    df["shape_label"] = [shape_label(s) for s in df["shape"]]
+    for col in ("gbps", "frac_ceiling", "err_max_rel", "err_rel_l2", "time_ms_median", "time_ms_p10",
+                "time_ms_p90"):
+        df[col] = pd.to_numeric(df[col], errors="coerce")
+    ceiling = df["gbps"] / df["frac_ceiling"]
+    df["ceiling_gbps"] = ceiling.where((df["frac_ceiling"] > 0) & df["gbps"].notna())
+    df["passed"] = [str(s).strip().lower() in PASSING for s in df["status"]]
+    df["fresh"] = ~df["stale"]
+    df["primitive"] = _row_primitives(df, catalog)
+    df["subject_label"] = [_subject_label(s, k) for s, k in zip(df["subject"], df["kind"])]
+    df["timed"] = df["gbps"].notna()
+    return df.sort_values(["utc", "run"], kind="stable").reset_index(drop=True)
+
+
+def _subject_label(subject: str, kind: str) -> str:
+    """'block-tile-reduce/torch-eager' (peer) → 'torch-eager'; 'ceiling/read' → 'read'."""
+    if kind in ("peer", "ceiling") and "/" in subject:
+        return subject.split("/", 1)[1]
+    return subject
+
+
+def _row_primitives(df: "pd.DataFrame", catalog: Catalog) -> list[str]:
+    """The primitive each row is evidence for. Realization rows: the id's first part. Peer and
+    ceiling rows: a 'primitive' or 'contract' named in their params or as their subject's first part
+    ('block-tile-reduce/torch-eager') when one primitive has that contract, else the one primitive
+    whose realizations the same run measured (peers run beside the realizations they are compared
+    with); '' when that is ambiguous."""
+    by_contract: dict[str, list[str]] = {}
+    for p in catalog.primitives.values():
+        if p.contract:
+            by_contract.setdefault(p.contract, []).append(p.id)
+    contract_of = {c: ids[0] for c, ids in by_contract.items() if len(ids) == 1}
+    per_run: dict[str, set[str]] = {}
+    for run, kind, subject in zip(df["run"], df["kind"], df["subject"]):
+        if kind == "realization" and "/" in subject:
+            per_run.setdefault(run, set()).add(subject.split("/", 1)[0])
+    out: list[str] = []
+    for run, kind, subject, params in zip(df["run"], df["kind"], df["subject"], df["params"]):
+        if kind == "realization":
+            out.append(subject.split("/", 1)[0])
+            continue
+        named = params_dict(params)
+        prefix = subject.split("/", 1)[0] if "/" in subject else ""
+        if isinstance(named.get("primitive"), str):
+            out.append(named["primitive"])
+        elif isinstance(named.get("contract"), str) and named["contract"] in contract_of:
+            out.append(contract_of[named["contract"]])
+        elif prefix in contract_of:
+            out.append(contract_of[prefix])
+        elif len(per_run.get(run, ())) == 1:
+            out.append(next(iter(per_run[run])))
+        else:
+            out.append("")
+    return out

@@ -1,0 +1,154 @@
+"""Queries over the normalized evidence frame that the pages and charts share.
+
+Rule used everywhere: the newest fresh row wins for one (device, subject, params, dtype, shape);
+stale rows are shown in tables, flagged, and never chosen as "best".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+KEY = ["device", "subject", "params_label", "dtype", "shape"]
+
+
+def latest(df: "pd.DataFrame", *, fresh_only: bool = True) -> "pd.DataFrame":
+    """The newest row per (device, subject, params, dtype, shape); fresh rows only by default."""
+    rows = df[df["fresh"]] if fresh_only else df
+    if rows.empty:
+        return rows
+    return rows.drop_duplicates(subset=KEY, keep="last")
+
+
+def of_primitive(df: "pd.DataFrame", primitive: str) -> "pd.DataFrame":
+    return df[df["primitive"] == primitive]
+
+
+def of_subject(df: "pd.DataFrame", subject: str) -> "pd.DataFrame":
+    return df[df["subject"] == subject]
+
+
+def best_per_shape(rows: "pd.DataFrame") -> "pd.DataFrame":
+    """For each (device, subject, dtype, shape): the passing row with the highest GB/s."""
+    ok = rows[rows["passed"] & rows["gbps"].notna()]
+    if ok.empty:
+        return ok
+    idx = ok.groupby(["device", "subject", "dtype", "variant", "shape"], sort=False)["gbps"].idxmax()
+    return ok.loc[idx.values]
+
+
+def ordered_shapes(rows: "pd.DataFrame") -> list[str]:
+    """Shapes of the rows, smallest first (by element count, then as written)."""
+    pairs = {(int(e), s) for e, s in zip(rows["elements"], rows["shape"])}
+    return [s for _, s in sorted(pairs)]
+
+
+def reference_shapes(rows: "pd.DataFrame", limit: int = 3) -> list[str]:
+    """Up to ``limit`` shapes that sum up a sweep: the smallest, the middle and the largest."""
+    shapes = ordered_shapes(rows)
+    if len(shapes) <= limit:
+        return shapes
+    picks = sorted({round(i * (len(shapes) - 1) / (limit - 1)) for i in range(limit)})
+    return [shapes[i] for i in picks]
+
+
+def problems(rows: "pd.DataFrame", order: dict[str, list[object]] | None = None) -> list[tuple[str, str]]:
+    """The (dtype, variant) problems that realization and peer rows measure, the main one first:
+    most rows, then the values declared first in the realizations' parameter lists (``order``:
+    parameter → values, e.g. op → [sum, max]), then float32, then by name. Ceiling rows are no
+    problem of their own."""
+    counts: dict[tuple[str, str], int] = {}
+    measured = rows[rows["kind"] != "ceiling"]
+    for d, v in zip(measured["dtype"], measured["variant"]):
+        counts[(d, v)] = counts.get((d, v), 0) + 1
+    order = order or {}
+
+    def declared(p: tuple[str, str]) -> tuple[int, ...]:
+        ranks = [_rank(order.get("dtype"), p[0])]
+        for part in p[1].split():
+            name, _, value = part.partition("=")
+            ranks.append(_rank(order.get(name), value))
+        return tuple(ranks)
+
+    return sorted(counts, key=lambda p: (-counts[p], declared(p), p[0] != "float32", p))
+
+
+def _rank(values: list[object] | None, value: str) -> int:
+    if not values:
+        return 0
+    spelled = [str(v) for v in values]
+    return spelled.index(value) if value in spelled else len(spelled)
+
+
+def param_order(realizations: "list") -> dict[str, list[object]]:
+    """Parameter → its values in declaration order, over ``realizations`` (first seen first)."""
+    out: dict[str, list[object]] = {}
+    for r in realizations:
+        for name, values in r.params.items():
+            seen = out.setdefault(name, [])
+            seen.extend(v for v in values if v not in seen)
+    return out
+
+
+def of_problem(rows: "pd.DataFrame", problem: tuple[str, str]) -> "pd.DataFrame":
+    return rows[(rows["dtype"] == problem[0]) & (rows["variant"] == problem[1])]
+
+
+def problem_label(problem: tuple[str, str]) -> str:
+    return " · ".join(x for x in problem if x)
+
+
+def ceiling_at(rows: "pd.DataFrame", device: str, dtype: str, shape: str) -> float | None:
+    """The bandwidth ceiling that applies at one point: the one the rows' own fraction of the
+    ceiling implies (gbps / frac_ceiling, which names the right ceiling for the contract), else
+    the highest ceiling row measured at that shape."""
+    at = rows[(rows["device"] == device) & (rows["shape"] == shape)]
+    implied = at[(at["dtype"] == dtype) & (at["kind"] != "ceiling")]["ceiling_gbps"].dropna()
+    if not implied.empty:
+        return float(implied.median())
+    ceil_rows = at[(at["kind"] == "ceiling") & at["gbps"].notna()]
+    if not ceil_rows.empty:
+        return float(ceil_rows["gbps"].max())
+    return None
+
+
+def ceiling_name(rows: "pd.DataFrame", device: str, value: float) -> str:
+    """The name of the device's measured ceiling closest to ``value`` (within 1%), e.g. 'read'."""
+    c = rows[(rows["device"] == device) & (rows["kind"] == "ceiling") & rows["gbps"].notna()]
+    for label, g in zip(c["subject_label"], c["gbps"]):
+        if abs(float(g) - value) <= 0.01 * value:
+            return str(label)
+    return ""
+
+
+@dataclass(frozen=True)
+class Headline:
+    primitive: str
+    device: str
+    problem: tuple[str, str]
+    shape: str
+    best: "pd.Series"
+    peer: "pd.Series | None"
+    ceiling: float | None
+
+
+def headline(df: "pd.DataFrame", primitive: str, order: dict[str, list[object]] | None = None) -> Headline | None:
+    """Best realization vs best peer at the primitive's largest measured shape (main dtype)."""
+    rows = latest(of_primitive(df, primitive))
+    real = rows[rows["kind"] == "realization"]
+    best_real = best_per_shape(real)
+    if best_real.empty:
+        return None
+    problem = problems(best_real, order)[0]
+    best_real = of_problem(best_real, problem)
+    shape = ordered_shapes(best_real)[-1]
+    at = best_real[best_real["shape"] == shape]
+    best = at.loc[at["gbps"].idxmax()]
+    device = str(best["device"])
+    peers = best_per_shape(of_problem(rows[(rows["kind"] == "peer") & (rows["device"] == device)
+                                           & (rows["shape"] == shape)], problem))
+    peer = peers.loc[peers["gbps"].idxmax()] if not peers.empty else None
+    return Headline(primitive, device, problem, shape, best, peer, ceiling_at(rows, device, problem[0], shape))

@@ -1,0 +1,237 @@
+"""The site as a user gets it: `mkdocs build --strict` passes (checked by the fixtures), every record
+has a page, every internal link resolves, nothing is fetched from the network, charts link their
+data, and record text cannot inject markup."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+from html_checks import broken_links, mermaid_blocks, network_assets, parse, visible_text
+from site_fixtures import HOSTILE, copy_repository, make_synthetic, read_synthetic_evidence
+
+from epldb.site import layout
+
+
+@pytest.fixture(params=["repo_site", "synthetic_site"])
+def built(request: pytest.FixtureRequest):
+    return request.getfixturevalue(request.param)
+
+
+def test_every_record_has_a_page(built) -> None:
+    cat = built.generated.data.catalog
+    expected = ({f"feature:{i}" for i in cat.features} | {f"primitive:{i}" for i in cat.primitives}
+                | {f"realization:{i}" for i in cat.realizations} | {f"operator:{i}" for i in cat.operators}
+                | {f"family:{p.family}" for p in cat.primitives.values()})
+    assert expected <= set(built.pages)
+    missing = [f"{key} → {page}" for key, page in built.pages.items() if not built.html(page).is_file()]
+    assert not missing, "records without a built page:\n" + "\n".join(missing)
+    for key, page in built.pages.items():
+        kind, _, rid = key.partition(":")
+        if kind in ("feature", "primitive", "realization", "operator"):
+            record = {"feature": cat.features, "primitive": cat.primitives, "realization": cat.realizations,
+                      "operator": cat.operators}[kind][rid]
+            assert record.title in visible_text(built.html(page)), f"{page} does not show the title of {key}"
+
+
+def test_the_fixed_pages_exist(built) -> None:
+    for page in (layout.HOME, layout.CONTRIBUTING, layout.FEATURES_INDEX, layout.PRIMITIVES_INDEX,
+                 layout.OPERATORS_INDEX, layout.DEVICES_INDEX, layout.EVIDENCE_STATUS):
+        assert built.html(page).is_file(), page
+
+
+def test_every_internal_link_resolves(built) -> None:
+    bad = broken_links(built.site)
+    assert not bad, "\n".join(bad[:50])
+
+
+def test_no_asset_comes_from_the_network(built) -> None:
+    found = network_assets(built.site)
+    assert not found, "the site would fetch from the network:\n" + "\n".join(found[:50])
+    assert not mermaid_blocks(built.site)
+
+
+def test_no_web_fonts_and_pygments_highlighting(built) -> None:
+    cfg = (built.root / "mkdocs.yml").read_text()
+    assert re.search(r"^\s*font:\s*false\b", cfg, re.M), "theme.font must stay false (no Google Fonts)"
+    realization = next(p for k, p in built.pages.items() if k.startswith("realization:"))
+    page = built.html(realization).read_text()
+    assert 'class="highlight' in page and "language-cuda" in page, "kernel source is not highlighted at build time"
+
+
+def test_home_shows_the_flow_and_headline_or_no_evidence(built) -> None:
+    text = visible_text(built.html(layout.HOME))
+    for box in ("Operators", "Structural features", "Execution primitives", "GPU realizations"):
+        assert box in text
+    if built.generated.data.has_evidence():
+        assert "best realization" in text and "ceiling GB/s" in text
+    else:
+        assert "No evidence yet" in text
+
+
+def test_repository_pages_say_no_evidence_until_there_is_some(repo_site) -> None:
+    if repo_site.generated.data.has_evidence():
+        pytest.skip("the repository has evidence now")
+    for key, page in repo_site.pages.items():
+        if key.startswith("primitive:") and repo_site.generated.data.catalog.realizations_of(key.split(":", 1)[1]):
+            assert "No evidence yet" in visible_text(repo_site.html(page))
+
+
+def test_primitive_page_compares_every_realization_and_charts_them(synthetic_site) -> None:
+    html = synthetic_site.html(synthetic_site.pages["primitive:block-reduce"])
+    parsed = parse(html)
+    text = visible_text(html)
+    assert re.search(r'class="[^"]*epl-comparison', html.read_text())
+    for rid in ("block-reduce/warp-shuffle", "block-reduce/shared-tree"):
+        title = synthetic_site.generated.data.catalog.realizations[rid].title
+        assert title in text
+    for peer in ("cupy", "torch-eager"):
+        assert peer in text
+    assert "sm_90a (static)" in text and "regs" in text
+    # The main problem is the one declared first (op: [sum, max]), the largest shape is a column.
+    assert "op=sum" in text and "n=64Mi" in text
+    charts = [r.value for r in parsed.refs if r.tag == "img" and r.value.endswith(".svg")]
+    assert charts, "no chart on the primitive page"
+    for src in charts:
+        svg = (html.parent / src).resolve()
+        assert svg.is_file() and svg.read_bytes().lstrip().startswith((b"<?xml", b"<svg"))
+    csvs = [r.value for r in parsed.refs if r.tag == "a" and r.value.endswith(".csv")]
+    assert len(csvs) == len(charts), "every chart links its CSV"
+    with open((html.parent / csvs[0]).resolve(), newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {"series", "kind", "shape", "gbps"} <= set(rows[0])
+    assert {r["kind"] for r in rows} >= {"realization", "peer", "ceiling"}
+
+
+def test_realization_page_has_every_section(synthetic_site) -> None:
+    html = synthetic_site.html(synthetic_site.pages["realization:block-reduce/warp-shuffle"])
+    text = visible_text(html)
+    for heading in ("Strategy", "Launch plan", "Kernel source", "Resources per target",
+                    "Machine code: claims and SASS facts", "Evidence", "Environment of each run"):
+        assert heading in text, heading
+    assert "block_reduce_warp_shuffle_harness" in text
+    assert "SASS contains SHFL" in text and "pass" in text
+    assert "NVIDIA H200 (synthetic)" in text and "compute_capability" in text
+    assert any(r.value.endswith(".svg") for r in parse(html).refs if r.tag == "img")
+
+
+def test_stale_rows_are_listed_but_never_best(synthetic_site) -> None:
+    text = visible_text(synthetic_site.html(synthetic_site.pages["realization:block-reduce/shared-tree"]))
+    assert "stale" in text
+    prim = visible_text(synthetic_site.html(synthetic_site.pages["primitive:block-reduce"]))
+    assert "9,999" not in prim, "a stale row was chosen as best"
+
+
+def test_device_and_evidence_status_pages(synthetic_site) -> None:
+    device = synthetic_site.html(synthetic_site.pages["device:nvidia-h200"])
+    text = visible_text(device)
+    assert "Measured ceilings" in text and "ceiling/read" in text and "4,300" in text
+    assert any(r.value.endswith(".csv") for r in parse(device).refs if r.tag == "a")
+    status = visible_text(synthetic_site.html(layout.EVIDENCE_STATUS))
+    for section in ("Draft", "Stale evidence", "Missing evidence", "Primitives without realizations"):
+        assert section in status
+    assert "Warp reduction" in status  # a primitive with no realization is listed
+
+
+def test_evidence_status_lists_stale_and_missing(tmp_path: Path) -> None:
+    """Generation only (no MkDocs): one realization's rows all stale, the other's absent."""
+    from epldb.site import generate
+
+    root = make_synthetic(tmp_path / "r")
+
+    def loader(r: Path):
+        df = read_synthetic_evidence(r)
+        df = df[df["subject"] != "block-reduce/warp-shuffle"].copy()
+        df.loc[df["subject"] == "block-reduce/shared-tree", "stale"] = True
+        return df
+
+    gen = generate(root, evidence_loader=loader, compile=False)
+    md = (gen.docs_dir / layout.EVIDENCE_STATUS).read_text()
+    stale = md.split("Stale evidence", 1)[1].split("Missing evidence", 1)[0]
+    missing = md.split("Missing evidence", 1)[1].split("Failing", 1)[0]
+    assert "shared-tree" in stale and "warp-shuffle" not in stale
+    assert "warp-shuffle" in missing and "shared-tree" not in missing
+
+
+# --- escaping -----------------------------------------------------------------------------------
+
+
+def test_record_text_cannot_inject_markup(synthetic_site) -> None:
+    for page in synthetic_site.site.rglob("*.html"):
+        raw = page.read_text(encoding="utf-8")
+        assert not re.search(r"<script>\s*alert", raw, re.I), f"{page}: a record's <script> reached the HTML"
+        assert not re.search(r"<img[^>]*onerror", raw, re.I), f"{page}: a record's <img onerror> reached the HTML"
+        assert not re.search(r"""href\s*=\s*["']?\s*javascript:""", raw, re.I), f"{page}: javascript: link"
+        assert "<b>bold?</b>" not in raw and "<b>x</b>" not in raw
+    feature = synthetic_site.html(synthetic_site.pages["feature:mergeable-state"])
+    text = visible_text(feature)
+    assert HOSTILE in text, "the hostile title is not shown as the text it is"
+    assert "<img src=x onerror=alert(2)>" in text
+    title = re.search(r"<title>(.*?)</title>", feature.read_text(), re.S).group(1)
+    assert "<" not in title and "&lt;script&gt;" in title
+    # The pipes did not become a table, the brackets not a link.
+    assert not any(r.value == "javascript:x" for r in parse(feature).refs)
+
+
+def test_nav_titles_are_escaped(synthetic_site) -> None:
+    home = synthetic_site.html(layout.HOME).read_text()
+    assert "Warp shuffle <script>" not in home
+
+
+def test_prose_keeps_a_safe_subset_of_markdown(synthetic_site) -> None:
+    raw = synthetic_site.html(synthetic_site.pages["feature:reduction-summarizable"]).read_text()
+    assert "<code>code</code>" in raw and "<strong>bold</strong>" in raw and "<em>emphasis</em>" in raw
+    raw = synthetic_site.html(synthetic_site.pages["feature:mergeable-state"]).read_text()
+    assert "<li>item &lt;b&gt;bold?&lt;/b&gt;</li>" in raw
+
+
+# --- determinism --------------------------------------------------------------------------------
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_generation_is_deterministic(tmp_path: Path) -> None:
+    from epldb.site import generate
+
+    first = make_synthetic(tmp_path / "a")
+    second = make_synthetic(tmp_path / "b")
+    ga = generate(first, evidence_loader=read_synthetic_evidence, compile=False)
+    gb = generate(second, evidence_loader=read_synthetic_evidence, compile=False)
+    da, db = _digests(ga.docs_dir / "generated"), _digests(gb.docs_dir / "generated")
+    assert [k for k in da if k.endswith(".svg")], "no chart was written"
+    assert da == db
+    again = generate(first, evidence_loader=read_synthetic_evidence, compile=False)
+    assert _digests(again.docs_dir / "generated") == da
+
+
+def test_svg_has_no_date_and_fixed_ids() -> None:
+    from epldb.site.charts import Chart, Series, render_svg
+
+    chart = Chart("t", ["a", "b"], [Series("r", "realization", {"a": 1.0, "b": 2.0}),
+                                    Series("p", "peer", {"a": 1.5})], {"a": 3.0, "b": 3.0})
+    one, two = render_svg(chart), render_svg(chart)
+    assert one == two
+    assert b"<dc:date>" not in one
+
+
+def test_no_charts_without_evidence(repo_site) -> None:
+    if repo_site.generated.data.has_evidence():
+        pytest.skip("the repository has evidence now")
+    assert not repo_site.generated.output.charts
+    assert not list((repo_site.root / "site_src" / "generated").rglob("*.svg"))
+
+
+def test_generated_pages_stay_under_generated(tmp_path: Path) -> None:
+    from epldb.site import generate
+
+    root = copy_repository(tmp_path / "r")
+    before = {p for p in (root / "site_src").rglob("*") if "generated" not in p.parts}
+    generate(root, compile=False)
+    after = {p for p in (root / "site_src").rglob("*") if "generated" not in p.parts}
+    assert before == after
