@@ -322,19 +322,29 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
             add(("id",), "no launch plan: the realization cannot be run, verified or timed", "warning")
         return problems
 
-    roles = contract_arrays(contract) if contract is not None else {}
+    if contract is None:
+        # Without a contract there are no array or shape names to check against: say that once,
+        # and still check that every expression parses.
+        add(("launch",), f"primitive '{realization.primitive}' names no measurement contract, so this plan's "
+            "arrays and shape variables cannot be checked or run; add `contract:` to the primitive")
+        for path, label, source, _, in_list in _parse_all(realization):
+            expr = parse(source)
+            if isinstance(expr, ExprError):
+                add(path, _expr_message(label, source, expr, in_list))
+        return problems
+
+    roles = contract_arrays(contract)
     scratch = set((realization.launch.get("scratch") or {}))
-    shape_vars = set(contract.shape_vars) if contract is not None else set()
+    shape_vars = set(contract.shape_vars)
     numbers = set(realization.params) | shape_vars
     for p, values in realization.params.items():
         if any(isinstance(v, str) and v in ITEMSIZE for v in values):
             numbers.add(f"{p}_bytes")
     arrays = set(roles) | scratch
 
-    if contract is not None:
-        missing = [p for p in contract.required_params if p not in realization.params]
-        if missing:
-            add(("params",), f"contract '{contract.name}' needs parameter(s) {', '.join(missing)}")
+    missing = [p for p in contract.required_params if p not in realization.params]
+    if missing:
+        add(("params",), f"contract '{contract.name}' needs parameter(s) {', '.join(missing)}")
 
     parsed_ok = True
     for path, label, source, may_be_array, in_list in _parse_all(realization):
@@ -350,7 +360,7 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
                 add(path, _expr_message(label, source, ExprError(col, f"'{name}' is an array, not a number")))
                 parsed_ok = False
             elif name not in numbers:
-                known = ", ".join(sorted(numbers | arrays)) if contract is not None else ", ".join(sorted(numbers))
+                known = ", ".join(sorted(numbers | arrays))
                 add(path, _expr_message(label, source, ExprError(col, f"unknown name '{name}' (known: {known})")))
                 parsed_ok = False
 
@@ -365,7 +375,7 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
         if name not in passed:
             add(("launch", "steps"), f"contract array '{name}' is passed to no step", "warning")
 
-    if not parsed_ok or contract is None or not realization.params:
+    if not parsed_ok or not realization.params:
         return problems
     # Every point at every verification shape must resolve within the (sm_90) limits; report the
     # first failure per field so one bad expression does not produce a problem per point.
