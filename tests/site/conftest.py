@@ -3,6 +3,7 @@ and invented evidence. Each is generated and built once per session, in a tmp di
 
 from __future__ import annotations
 
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,14 @@ def _build(root: Path, **kwargs) -> BuiltSite:
 def repo_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     """This repository's catalog, kernels and evidence, built as `epldb site` builds them."""
     return _build(copy_repository(tmp_path_factory.mktemp("repo")))
+
+
+@pytest.fixture(scope="session")
+def bare_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    """This repository without its evidence: the state of a fresh catalog, before any GPU run."""
+    root = copy_repository(tmp_path_factory.mktemp("bare"))
+    shutil.rmtree(root / "evidence", ignore_errors=True)
+    return _build(root)
 
 
 @pytest.fixture(scope="session")

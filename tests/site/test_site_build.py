@@ -16,7 +16,7 @@ from site_fixtures import HOSTILE, copy_repository, make_synthetic, read_synthet
 from epldb.site import layout
 
 
-@pytest.fixture(params=["repo_site", "synthetic_site"])
+@pytest.fixture(params=["repo_site", "bare_site", "synthetic_site"])
 def built(request: pytest.FixtureRequest):
     return request.getfixturevalue(request.param)
 
@@ -72,12 +72,14 @@ def test_home_shows_the_flow_and_headline_or_no_evidence(built) -> None:
         assert "No evidence yet" in text
 
 
-def test_repository_pages_say_no_evidence_until_there_is_some(repo_site) -> None:
-    if repo_site.generated.data.has_evidence():
-        pytest.skip("the repository has evidence now")
-    for key, page in repo_site.pages.items():
-        if key.startswith("primitive:") and repo_site.generated.data.catalog.realizations_of(key.split(":", 1)[1]):
-            assert "No evidence yet" in visible_text(repo_site.html(page))
+def test_pages_say_no_evidence_until_there_is_some(bare_site) -> None:
+    assert not bare_site.generated.data.has_evidence()
+    cat = bare_site.generated.data.catalog
+    for key, page in bare_site.pages.items():
+        kind, _, rid = key.partition(":")
+        if kind == "primitive" and cat.realizations_of(rid) or kind == "realization":
+            assert "No evidence yet" in visible_text(bare_site.html(page)), page
+    assert "No evidence yet" in visible_text(bare_site.html(layout.DEVICES_INDEX))
 
 
 def test_primitive_page_compares_every_realization_and_charts_them(synthetic_site) -> None:
@@ -220,11 +222,9 @@ def test_svg_has_no_date_and_fixed_ids() -> None:
     assert b"<dc:date>" not in one
 
 
-def test_no_charts_without_evidence(repo_site) -> None:
-    if repo_site.generated.data.has_evidence():
-        pytest.skip("the repository has evidence now")
-    assert not repo_site.generated.output.charts
-    assert not list((repo_site.root / "site_src" / "generated").rglob("*.svg"))
+def test_no_charts_without_evidence(bare_site) -> None:
+    assert not bare_site.generated.output.charts
+    assert not list((bare_site.root / "site_src" / "generated").rglob("*.svg"))
 
 
 def test_generated_pages_stay_under_generated(tmp_path: Path) -> None:
