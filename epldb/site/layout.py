@@ -10,6 +10,7 @@ as its kernel does under ``kernels/``:
     generated/operators/<operator>.md
     generated/devices/<device>.md
     generated/evidence.md                    the evidence status
+    generated/basis.md                       the device building blocks (kernels/include/epl/)
 
 Links are relative so the built site works from ``file://``. Markdown links name the ``.md`` file
 (MkDocs checks and rewrites them); links inside raw HTML must name the built ``.html`` file, which
@@ -32,6 +33,7 @@ PRIMITIVES_INDEX = f"{GENERATED}/primitives/index.md"
 OPERATORS_INDEX = f"{GENERATED}/operators/index.md"
 DEVICES_INDEX = f"{GENERATED}/devices/index.md"
 EVIDENCE_STATUS = f"{GENERATED}/evidence.md"
+BASIS = f"{GENERATED}/basis.md"
 HOME = "index.md"
 CONTRIBUTING = "contributing.md"
 

@@ -292,7 +292,9 @@ def write_feature(site: Site, f: Feature) -> Page:
 def _first_sentence(text: str) -> str:
     flat = " ".join(text.split())
     cut = flat.find(". ")
-    return flat if cut < 0 or cut > 220 else flat[: cut + 1]
+    if 0 <= cut <= 220:
+        return flat[: cut + 1]
+    return flat if len(flat) <= 220 else flat[:200].rsplit(" ", 1)[0] + " …"
 
 
 def _record_footer(page: Page, record: Any) -> None:
@@ -1044,6 +1046,52 @@ def write_evidence_status(site: Site) -> Page:
     return page
 
 
+# --- codegen basis ----------------------------------------------------------------------------
+
+
+def write_basis(site: Site) -> Page:
+    """The device building blocks under kernels/include/: what each header is, who includes it."""
+    page = Page(layout.BASIS, "Codegen basis")
+    include = site.cat.root / "kernels" / "include"
+    page.para("The reusable device building blocks that realizations are written on and that generated "
+              "kernels will include. Folders are scopes of cooperation: <code>thread/</code> (one thread "
+              "alone), <code>warp/</code> (32 lanes, shuffles), <code>block/</code> (all threads of a block, "
+              "shared memory and barriers); <code>harness/</code> holds the measurement kernels' bodies, one "
+              "per contract. A block-level piece builds only on warp- and thread-level ones.")
+    headers = sorted(include.rglob("*.cuh")) if include.is_dir() else []
+    if not headers:
+        page.para("No headers under <code>kernels/include/</code> yet.", "epl-empty")
+        return page
+    users: dict[str, list[str]] = {}
+    for r in site.cat.realizations.values():
+        try:
+            source = (site.cat.root / r.kernel_path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for rel_name, _ in _local_includes(include, source, (site.cat.root / r.kernel_path).parent):
+            users.setdefault(rel_name, []).append(r.id)
+    rows = []
+    texts: list[tuple[str, str]] = []
+    for h in headers:
+        rel_name = h.relative_to(include).as_posix()
+        text = h.read_text(encoding="utf-8", errors="replace")
+        texts.append((rel_name, text))
+        first = text.splitlines()[0] if text else ""
+        what = first.split("—", 1)[1].strip() if "—" in first else first.lstrip("/ ").strip()
+        parts = rel_name.split("/")
+        if len(parts) >= 3:
+            scope = parts[1]
+        else:
+            scope = "aggregator" if (h.parent / h.stem).is_dir() or h.stem == parts[0] else "shared"
+        rows.append([f'<code class="epl-nowrap-plain">{esc(rel_name)}</code>', esc(scope), esc(what),
+                     ", ".join(site.link_id(page, "realization", rid) for rid in users.get(rel_name, [])) or dash()])
+    page.raw(table(["header", "scope", "what it is", "realizations using it"], rows))
+    page.heading(2, "Sources")
+    for rel_name, text in texts:
+        page.collapsible_code(f"kernels/include/{rel_name}", text, "cuda")
+    return page
+
+
 # --- home snippet -----------------------------------------------------------------------------
 
 
@@ -1060,7 +1108,7 @@ def write_home_snippet(site: Site) -> str:
         (layout.PRIMITIVES_INDEX, "Execution primitives",
          f"{len(cat.primitives)} in {len({p.family for p in cat.primitives.values()})} families"),
         (layout.EVIDENCE_STATUS, "GPU realizations", f"{len(cat.realizations)} ({n_ver} verified)"),
-        (layout.CONTRIBUTING, "Hardware-aware codegen", f"{n_inc} device building blocks"),
+        (layout.BASIS, "Hardware-aware codegen", f"{n_inc} device building blocks"),
     ]
     arrow = '<div class="epl-arrow" aria-hidden="true">→</div>'
     flow = arrow.join(f'<a class="epl-flow__box" href="{esc(layout.href(page.path, to))}">'
@@ -1132,6 +1180,7 @@ def nav(site: Site) -> list[Any]:
         {"Features": [layout.FEATURES_INDEX] + [{t(f.title): site.page_of(f)} for f in cat.features.values()]},
         {"Primitives": prims},
         {"Operators": [layout.OPERATORS_INDEX] + [{t(o.title): site.page_of(o)} for o in cat.operators.values()]},
+        {"Codegen basis": layout.BASIS},
         {"Evidence": evidence},
         {"Contributing": layout.CONTRIBUTING},
     ]
@@ -1162,6 +1211,7 @@ def generate_pages(data: SiteData, docs_dir: Path) -> Output:
     for d in devices(site):
         out.add(write_device(site, d))
     out.add(write_evidence_status(site))
+    out.add(write_basis(site))
     out.files[layout.HOME_SNIPPET] = write_home_snippet(site).encode("utf-8")
     out.files[layout.NAV_FILE] = yaml.safe_dump({"nav": nav(site)}, sort_keys=False, allow_unicode=True).encode("utf-8")
 

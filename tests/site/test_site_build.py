@@ -39,7 +39,7 @@ def test_every_record_has_a_page(built) -> None:
 
 def test_the_fixed_pages_exist(built) -> None:
     for page in (layout.HOME, layout.CONTRIBUTING, layout.FEATURES_INDEX, layout.PRIMITIVES_INDEX,
-                 layout.OPERATORS_INDEX, layout.DEVICES_INDEX, layout.EVIDENCE_STATUS):
+                 layout.OPERATORS_INDEX, layout.DEVICES_INDEX, layout.EVIDENCE_STATUS, layout.BASIS):
         assert built.html(page).is_file(), page
 
 
