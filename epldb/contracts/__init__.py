@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from epldb.contracts.base import ArraySpec, Contract, Peer, Tolerance, make_rng, wide_range_values
 from epldb.contracts.block_tile_reduce import BlockTileReduce
+from epldb.contracts.row_reduce import RowReduce
 
 #: Contract classes by the name primitive records use; instances are made on demand.
 REGISTRY: dict[str, type[Contract]] = {
     BlockTileReduce.name: BlockTileReduce,
+    RowReduce.name: RowReduce,
 }
 
 _INSTANCES: dict[str, Contract] = {}
@@ -32,6 +34,7 @@ __all__ = [
     "BlockTileReduce",
     "Contract",
     "Peer",
+    "RowReduce",
     "Tolerance",
     "contract_names",
     "get_contract",
