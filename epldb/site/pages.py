@@ -427,7 +427,7 @@ def _facts(pairs: list[tuple[str, str]]) -> str:
 def _comparison_table(site: Site, page: Page, p: Primitive, realizations: list[Realization],
                       rows: "pd.DataFrame | None") -> str:
     targets = sorted({t for r in realizations for t in r.targets})
-    header = ["realization", "status"] + [f"{t} (static)" for t in targets]
+    header = ["realization", "status", "static: registers · smem · spills"]
     measured_caption = ""
     ref_shapes: list[str] = []
     best = None
@@ -454,12 +454,15 @@ def _comparison_table(site: Site, page: Page, p: Primitive, realizations: list[R
         builds = site.builds_of(r)
         cells = [site.link(page, "realization", r.id),
                  f"{badge(r.status)}<br><small>declared {esc(r.determinism)}</small>"]
+        lines = []
         for t in targets:
             if t not in r.targets:
-                cells.append('<span class="epl-none">not a target</span>')
                 continue
             s = static.summarize(t, builds.get(t))
-            cells.append(s.cell_html() if s else f'<span class="epl-none">{esc(static.why_missing(builds.get(t)))}</span>')
+            lines.append(f'<span class="epl-nowrap-plain"><code>{esc(t)}</code> ' +
+                         (s.line_html() if s else f'<span class="epl-none">{esc(static.why_missing(builds.get(t)))}</span>')
+                         + "</span>")
+        cells.append("<br>".join(lines))
         own = latest[latest["subject"] == r.id] if latest is not None else None
         if best is not None:
             cells += [_gbps_pct(_best_at(best, r.id, s)) for s in ref_shapes]
@@ -474,7 +477,7 @@ def _comparison_table(site: Site, page: Page, p: Primitive, realizations: list[R
         for peer in sorted(set(best[best["kind"] == "peer"]["subject"])):
             own = latest[latest["subject"] == peer]
             label = str(own["subject_label"].iloc[0]) if not own.empty else peer
-            cells = [f"<em>{esc(label)}</em> <small>(peer)</small>", dash()] + [dash() for _ in targets]
+            cells = [f"<em>{esc(label)}</em> <small>(peer)</small>", dash(), dash()]
             cells += [_gbps_pct(_best_at(best, peer, s)) for s in ref_shapes]
             cells += [_err_cell(own), _det_cell(own), _fresh_cell(own)]
             body.append(cells)
@@ -1137,7 +1140,7 @@ def write_home_snippet(site: Site) -> str:
                 esc(f"{V.problem_label(h.problem)} · {h.best['shape_label']}"),
                 f"{best}<br><small>{esc(h.best['knobs_label'])}</small>",
                 f"{gbps(h.best['gbps'])} <small>{pct(h.best['frac_ceiling'])}</small>",
-                (f"{esc(h.peer['subject'])}: {gbps(h.peer['gbps'])} <small>{pct(h.peer['frac_ceiling'])}</small>"
+                (f"{esc(h.peer['subject_label'])}: {gbps(h.peer['gbps'])} <small>{pct(h.peer['frac_ceiling'])}</small>"
                  if h.peer is not None else dash()),
                 gbps(h.ceiling),
             ])

@@ -28,6 +28,11 @@ class TargetSummary:
     errors: int
     nvrtc: str
 
+    def line_html(self) -> str:
+        """One short line: '20–32 regs · 16–128 B · no spills'."""
+        spills = "no spills" if self.spill_bytes == 0 else f'<strong class="epl-bad">{self.spill_bytes} B spilled</strong>'
+        return f"{_range(self.registers)} regs · {_range(self.shared)} B · {spills}"
+
     def cell_html(self) -> str:
         """Three short lines for a comparison table cell."""
         spills = "no spills" if self.spill_bytes == 0 else f'<strong class="epl-bad">{self.spill_bytes} B spilled</strong>'

@@ -92,7 +92,7 @@ def test_primitive_page_compares_every_realization_and_charts_them(synthetic_sit
         assert title in text
     for peer in ("cupy", "torch-eager"):
         assert peer in text
-    assert "sm_90a (static)" in text and "regs" in text
+    assert "sm_90a" in text and "regs" in text and "spills" in text
     # The main problem is the one declared first (op: [sum, max]), the largest shape is a column.
     assert "op=sum" in text and "n=64Mi" in text
     charts = [r.value for r in parsed.refs if r.tag == "img" and r.value.endswith(".svg")]
