@@ -5,11 +5,13 @@ from __future__ import annotations
 from epldb.contracts.base import ArraySpec, Contract, Peer, Tolerance, make_rng, wide_range_values
 from epldb.contracts.block_tile_reduce import BlockTileReduce
 from epldb.contracts.row_reduce import RowReduce
+from epldb.contracts.warp_tile_reduce import WarpTileReduce
 
 #: Contract classes by the name primitive records use; instances are made on demand.
 REGISTRY: dict[str, type[Contract]] = {
     BlockTileReduce.name: BlockTileReduce,
     RowReduce.name: RowReduce,
+    WarpTileReduce.name: WarpTileReduce,
 }
 
 _INSTANCES: dict[str, Contract] = {}
@@ -36,6 +38,7 @@ __all__ = [
     "Peer",
     "RowReduce",
     "Tolerance",
+    "WarpTileReduce",
     "contract_names",
     "get_contract",
     "make_rng",

@@ -3,3 +3,4 @@
 #pragma once
 
 #include "harness/block_tile_reduce.cuh"
+#include "harness/warp_tile_reduce.cuh"

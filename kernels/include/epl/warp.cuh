@@ -2,3 +2,4 @@
 #pragma once
 
 #include "warp/reduce.cuh"
+#include "warp/reduce_classes.cuh"

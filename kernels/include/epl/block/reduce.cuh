@@ -21,10 +21,18 @@
 //   warp_shuffle  reduce_warp_shuffle.cuh. Shuffle tree in each warp, one partial per warp in
 //                 shared memory, one __syncthreads, shuffle tree over the partials in warp 0.
 //                 4*W bytes of shared memory, 5 + log2(W) shuffles on the critical path.
+//   raking        reduce_raking.cuh. Every thread stores its value (padded layout), one
+//                 __syncthreads, warp 0 folds W values per lane sequentially, then 5 shuffles.
+//                 4*(BLOCK + W) bytes of shared memory, W - 1 + 5 ops on the critical path.
+//   smem_atomics  reduce_smem_atomics.cuh. One shared float, two __syncthreads, W (from warp)
+//                 or BLOCK (from thread) shared atomics on it; Sum is a CAS loop and its bits
+//                 vary run to run.
 #pragma once
 
 #include "reduce_shared_tree.cuh"
 #include "reduce_warp_shuffle.cuh"
+#include "reduce_raking.cuh"
+#include "reduce_smem_atomics.cuh"
 
 namespace epl {
 
@@ -32,6 +40,8 @@ namespace epl {
 enum class BlockReduceAlgorithm {
   shared_tree,   // block-reduce/shared-tree
   warp_shuffle,  // block-reduce/warp-shuffle
+  raking,        // block-reduce/raking
+  smem_atomics,  // block-reduce/smem-atomics (from warp; BlockReduceSmemAtomics for from thread)
 };
 
 namespace detail {
@@ -41,6 +51,12 @@ template <int BLOCK, typename Op> struct block_reduce_of<BlockReduceAlgorithm::s
 };
 template <int BLOCK, typename Op> struct block_reduce_of<BlockReduceAlgorithm::warp_shuffle, BLOCK, Op> {
   using type = BlockReduceWarpShuffle<BLOCK, Op>;
+};
+template <int BLOCK, typename Op> struct block_reduce_of<BlockReduceAlgorithm::raking, BLOCK, Op> {
+  using type = BlockReduceRaking<BLOCK, Op>;
+};
+template <int BLOCK, typename Op> struct block_reduce_of<BlockReduceAlgorithm::smem_atomics, BLOCK, Op> {
+  using type = BlockReduceSmemAtomics<BLOCK, Op, SmemAtomicsFrom::warp>;
 };
 }  // namespace detail
 

@@ -1,0 +1,23 @@
+// Record:       warp-reduce/smem-tree (catalog/realizations/warp-reduce/smem-tree.yaml)
+// Contract:     warp-tile-reduce — one float32 partial per warp tile of 32*ITEMS inputs.
+// Phases:       1. load the warp's tile (16-byte vectors when ITEMS allows, else coalesced
+//                  scalars) and fold ITEMS values per lane in float32 registers;
+//               2. every lane stores its value in the warp's 32 shared floats;
+//               3. 5 tree levels (offset 16 .. 1), each after a __syncwarp: lanes below the
+//                  offset load s[lane + offset], combine, store; no shuffles; result in lane 0;
+//               4. lane 0 writes partials[w].
+// Traffic:      reads sizeof(T) bytes per element; writes 4 bytes per 32*ITEMS elements.
+// Shared mem:   128 bytes per warp static (4*BLOCK per block).
+// Determinism:  bitwise (fixed order of operations, no atomics).
+// Constraints:  BLOCK a multiple of 32, <= 1024, == blockDim.x; 1-D grid of
+//               ceil_div(ceil_div(n, 32*ITEMS), BLOCK/32) blocks; 1 <= n < 2^31.
+#include <epl/harness/warp_tile_reduce.cuh>
+#include <epl/warp/reduce_smem_tree.cuh>
+
+template <int BLOCK, int ITEMS, typename T, typename Op>
+__global__ void __launch_bounds__(BLOCK)
+warp_reduce_smem_tree_harness(const T* __restrict__ x,                                                 // n inputs
+                              typename epl::harness::WarpTileAccum<T, Op>::type* __restrict__ partials,  // one per warp
+                              int n) {                                                                 // element count
+  epl::harness::warp_tile_reduce<epl::WarpReduceSmemTree, BLOCK, ITEMS, T, Op>(x, partials, n);
+}
