@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from epldb.contracts.base import ArraySpec, Contract, Peer, Tolerance, make_rng, wide_range_values
 from epldb.contracts.block_tile_reduce import BlockTileReduce
+from epldb.contracts.device_reduce import DeviceReduce
 from epldb.contracts.row_reduce import RowReduce
 from epldb.contracts.warp_tile_reduce import WarpTileReduce
 
 #: Contract classes by the name primitive records use; instances are made on demand.
 REGISTRY: dict[str, type[Contract]] = {
     BlockTileReduce.name: BlockTileReduce,
+    DeviceReduce.name: DeviceReduce,
     RowReduce.name: RowReduce,
     WarpTileReduce.name: WarpTileReduce,
 }
@@ -35,6 +37,7 @@ __all__ = [
     "ArraySpec",
     "BlockTileReduce",
     "Contract",
+    "DeviceReduce",
     "Peer",
     "RowReduce",
     "Tolerance",

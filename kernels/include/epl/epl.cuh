@@ -10,4 +10,5 @@
 #include "thread.cuh"
 #include "warp.cuh"
 #include "block.cuh"
+#include "device.cuh"
 #include "harness.cuh"
