@@ -165,3 +165,15 @@ def test_split_row_scratch_holds_one_partial_per_slice() -> None:
     (scratch,) = plan.scratch
     assert scratch.count == 128 * 32 == plan.steps[0].grid[0]
     assert plan.steps[1].grid[0] == 16 and [a.value for a in plan.steps[1].args[2:]] == [128, 32]
+
+
+def test_cluster_split_row_gives_each_row_one_whole_cluster() -> None:
+    cat = epldb.load(lint=False)
+    r = cat.realizations["segmented-row-reduce/cluster-split-row"]
+    assert set(r.targets) <= {"sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120"}  # clusters need sm_90
+    for shape in (*C.verify_shapes, *C.bench_shapes(quick=False)):
+        for p in r.points():
+            plan = resolve_plan(r, plan_env(shape, p), contract_arrays(C))
+            assert plan.ok, [pr.message for pr in plan.problems]
+            assert plan.steps[0].grid[0] == shape["rows"] * p["cluster_blocks"]
+            assert plan.steps[0].cluster is None  # compiled in (__cluster_dims__), not planned

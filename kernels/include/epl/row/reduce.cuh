@@ -15,6 +15,9 @@
 //   split         reduce_block.cuh + reduce_group.cuh. Rows cut into CHUNK-element slices, one
 //                 block per slice writing a partial, then a second launch reduces each row's
 //                 partials with warp-per-row. For rows too few and too long for one block each.
+//   cluster       reduce_cluster.cuh (sm_90). Rows cut into CLUSTER slices, one block per slice,
+//                 the CLUSTER block partials merged through distributed shared memory: the split
+//                 plan in one launch, without scratch.
 //
 // Which one wins at which shape is measured, not decided here: see the realizations'
 // when_it_wins and evidence/.
@@ -22,4 +25,5 @@
 
 #include "fold.cuh"
 #include "reduce_block.cuh"
+#include "reduce_cluster.cuh"
 #include "reduce_group.cuh"
