@@ -11,4 +11,5 @@
 #include "warp.cuh"
 #include "block.cuh"
 #include "device.cuh"
+#include "row/reduce.cuh"
 #include "harness.cuh"
