@@ -85,9 +85,19 @@ def render_svg(chart: Chart) -> bytes:
 
     with matplotlib.rc_context(_RC):
         n = max(len(chart.shapes), 1)
-        fig = Figure(figsize=(min(6.0 + 0.5 * n, 10.0), 4.8), dpi=100, layout="constrained")
+        rotate = n > 4 or max((len(s) for s in chart.shapes), default=0) > 10
+        entries = len(chart.series) + (1 if chart.ceiling else 0)
+        ncols = min(3, max(entries, 1))
+        legend_rows = -(-entries // ncols) if entries else 0
+        # Fixed layout (no tight/constrained layout: each costs extra draws): the plot's height is
+        # constant, the figure grows by the tick labels and the legend rows below it.
+        plot_h, top_h = 3.2, 0.45
+        below_h = 0.55 + (0.45 if rotate else 0.0) + 0.22 * legend_rows + (0.1 if legend_rows else 0.0)
+        width = min(6.0 + 0.5 * n, 10.0)
+        height = plot_h + top_h + below_h
+        fig = Figure(figsize=(width, height), dpi=100)
         FigureCanvasAgg(fig)
-        ax = fig.add_subplot(1, 1, 1)
+        ax = fig.add_axes((0.95 / width, below_h / height, 1 - 1.2 / width, plot_h / height))
         xs = list(range(len(chart.shapes)))
         pos = {s: i for i, s in enumerate(chart.shapes)}
         r_i = p_i = 0
@@ -111,7 +121,6 @@ def render_svg(chart: Chart) -> bytes:
             ax.plot([c[0] for c in ceil], [c[1] for c in ceil], linestyle="-.", color="black", linewidth=1.3,
                     marker="_" if len(ceil) == 1 else None, markersize=18, label=chart.ceiling_label)
         ax.set_xticks(xs)
-        rotate = n > 4 or max((len(s) for s in chart.shapes), default=0) > 10
         ax.set_xticklabels(chart.shapes, rotation=30 if rotate else 0, ha="right" if rotate else "center")
         ax.set_xlim(-0.4, max(n - 1, 0) + 0.4)
         ax.set_ylim(bottom=0)
@@ -122,9 +131,8 @@ def render_svg(chart: Chart) -> bytes:
         ax.set_axisbelow(True)
         handles, labels = ax.get_legend_handles_labels()
         if handles:
-            fig.legend(handles, labels, loc="outside lower center", ncols=min(3, len(handles)), frameon=False,
-                       fontsize=9)
+            fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.02 / height), ncols=ncols,
+                       frameon=False, fontsize=9)
         out = io.BytesIO()
-        fig.savefig(out, format="svg", bbox_inches="tight", pad_inches=0.15,
-                    metadata={"Date": None, "Creator": "epldb site (matplotlib)"})
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": "epldb site (matplotlib)"})
     return out.getvalue()

@@ -60,6 +60,9 @@ class Site:
         self.cat = data.catalog
         self.out = Output()
         self.pending_charts: list[tuple[Chart, str, str]] = []
+        self._rows_r: dict[str, Any] = {}  # evidence rows by realization / primitive, filtered once
+        self._rows_p: dict[str, Any] = {}
+        self._peers: dict[str, list[str]] = {}
 
     # --- where records live ----------------------------------------------------------------
 
@@ -115,18 +118,18 @@ class Site:
         return self.data.evidence if self.data.has_evidence() else None
 
     def rows_of_realization(self, rid: str) -> "pd.DataFrame | None":
-        ev = self.ev
-        if ev is None:
-            return None
-        rows = ev[(ev["kind"] == "realization") & (ev["subject"] == rid)]
-        return rows if not rows.empty else None
+        if rid not in self._rows_r:
+            ev = self.ev
+            rows = ev[(ev["kind"] == "realization") & (ev["subject"] == rid)] if ev is not None else None
+            self._rows_r[rid] = rows if rows is not None and not rows.empty else None
+        return self._rows_r[rid]
 
     def rows_of_primitive(self, pid: str) -> "pd.DataFrame | None":
-        ev = self.ev
-        if ev is None:
-            return None
-        rows = ev[ev["primitive"] == pid]
-        return rows if not rows.empty else None
+        if pid not in self._rows_p:
+            ev = self.ev
+            rows = ev[ev["primitive"] == pid] if ev is not None else None
+            self._rows_p[pid] = rows if rows is not None and not rows.empty else None
+        return self._rows_p[pid]
 
     def colour_of(self, primitive_id: str, kind: str, label: str) -> int | None:
         """A fixed palette slot per realization (catalog order) and per peer (sorted), so a series
@@ -134,8 +137,10 @@ class Site:
         if kind == "realization":
             ids = [r.id for r in self.cat.realizations_of(primitive_id)]
             return ids.index(label) if label in ids else None
-        rows = self.rows_of_primitive(primitive_id)
-        peers = sorted(set(rows[rows["kind"] == "peer"]["subject_label"])) if rows is not None else []
+        if primitive_id not in self._peers:
+            rows = self.rows_of_primitive(primitive_id)
+            self._peers[primitive_id] = sorted(set(rows[rows["kind"] == "peer"]["subject_label"])) if rows is not None else []
+        peers = self._peers[primitive_id]
         return peers.index(label) if label in peers else None
 
     def ceiling_label(self, device: str, values: dict[str, float]) -> str:
