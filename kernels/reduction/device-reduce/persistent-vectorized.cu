@@ -1,7 +1,9 @@
 // Record:       device-reduce/persistent-vectorized (catalog/realizations/device-reduce/persistent-vectorized.yaml)
 // Contract:     device-reduce — ONE float32 result (sum or max) of n elements, float32 accumulation.
 // Phases:       one launch of min(ceil_div(n, BLOCK*UNROLL*VEC), sms*per_sm) blocks of BLOCK
-//               (a persistent grid: PER_SM resident blocks per SM, one wave):
+//               (a persistent grid: PER_SM blocks per SM; one wave while PER_SM * BLOCK <= 2048
+//               threads fit an SM, PER_SM * BLOCK / 2048 waves beyond, which the block scheduler
+//               balances across SMs):
 //                 1. grid-stride 16-byte vector loads (4 float / 8 bf16), UNROLL in flight per
 //                    thread, each vector folded as a tree; scalar head (misaligned x) and tail;
 //                 2. block reduction by warp shuffles (one barrier);
@@ -24,8 +26,11 @@
 // Zero when the module loads; every complete launch leaves it at zero again (atomicInc wraps).
 __device__ unsigned device_reduce_persistent_ticket = 0;
 
+// Threads one SM holds at most (sm_80 and sm_90); PER_SM beyond it means several waves.
+constexpr int kSmThreads = 2048;
+
 template <int BLOCK, int UNROLL, int PER_SM, typename T, typename Op>
-__global__ void __launch_bounds__(BLOCK, PER_SM)
+__global__ void __launch_bounds__(BLOCK, (PER_SM < kSmThreads / BLOCK ? PER_SM : kSmThreads / BLOCK))
 device_reduce_persistent_vectorized(const T* __restrict__ x,  // n input elements
                                     float* partials,          // one per block
                                     float* __restrict__ out,  // the result
