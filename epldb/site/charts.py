@@ -54,7 +54,7 @@ class Chart:
     ceiling: dict[str, float] = field(default_factory=dict)  # shape → GB/s
     ceiling_label: str = "ceiling"
     ylabel: str = "GB/s (minimal bytes moved / median time)"
-    xlabel: str = "shape"
+    xlabel: str = ""  # the tick labels name the shape variables
 
 
 def write_chart(chart: Chart, svg_path: Path, csv_path: Path) -> None:
@@ -92,7 +92,9 @@ def render_svg(chart: Chart) -> bytes:
         # Fixed layout (no tight/constrained layout: each costs extra draws): the plot's height is
         # constant, the figure grows by the tick labels and the legend rows below it.
         plot_h, top_h = 3.2, 0.45
-        below_h = 0.55 + (0.45 if rotate else 0.0) + 0.22 * legend_rows + (0.1 if legend_rows else 0.0)
+        longest = max((len(s) for s in chart.shapes), default=0)
+        ticks_h = 0.1 + 0.045 * longest if rotate else 0.25  # a 30° label rises by half its length
+        below_h = 0.3 + ticks_h + (0.25 if chart.xlabel else 0.0) + 0.22 * legend_rows + (0.1 if legend_rows else 0.0)
         width = min(6.0 + 0.5 * n, 10.0)
         height = plot_h + top_h + below_h
         fig = Figure(figsize=(width, height), dpi=100)
@@ -124,7 +126,8 @@ def render_svg(chart: Chart) -> bytes:
         ax.set_xticklabels(chart.shapes, rotation=30 if rotate else 0, ha="right" if rotate else "center")
         ax.set_xlim(-0.4, max(n - 1, 0) + 0.4)
         ax.set_ylim(bottom=0)
-        ax.set_xlabel(chart.xlabel)
+        if chart.xlabel:
+            ax.set_xlabel(chart.xlabel)
         ax.set_ylabel(chart.ylabel)
         ax.set_title(chart.title, loc="left")
         ax.grid(True, axis="y", color="#dddddd", linewidth=0.8)

@@ -8,6 +8,7 @@ raw HTML blocks, fenced code and a nav YAML, so the rendering engine can change.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shutil
 from dataclasses import dataclass, field
@@ -230,7 +231,10 @@ def _comparison_chart(site: Site, page: Page, rows: "pd.DataFrame", device: str,
     for kind in ("realization", "peer"):
         for subject in sorted(set(best[best["kind"] == kind]["subject"])):
             b = best[best["subject"] == subject]
-            label = (subjects or {}).get(subject, str(b["subject_label"].iloc[0]))
+            own = str(b["subject_label"].iloc[0])
+            if kind == "realization" and "/" in own:
+                own = own.split("/", 1)[1]  # the chart is of one primitive: its realizations' names suffice
+            label = (subjects or {}).get(subject, own)
             colour = site.colour_of(str(b["primitive"].iloc[0]), kind, subject if kind == "realization" else label)
             series.append(Series(label, kind, {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])}, colour))
     ceiling = {}
@@ -591,15 +595,29 @@ def _kernel_source(site: Site, page: Page, r: Realization) -> None:
         page.para(f"The kernel source <code>{esc(r.kernel_path)}</code> cannot be read: {esc(exc)}", "epl-empty")
         return
     page.code(source, "cuda", title=str(r.kernel_path), linenums=True)
-    headers = _local_includes(root / "kernels" / "include", source, path.parent)
-    if headers:
-        page.para("The building blocks it includes from <code>kernels/include/</code> (the codegen basis):")
-        for rel_name, text in headers:
+    include = root / "kernels" / "include"
+    direct = _local_includes(include, source, path.parent, deep=False)
+    everything = _local_includes(include, source, path.parent)
+    if direct:
+        page.para("The building blocks it includes directly, from <code>kernels/include/</code> (the codegen basis):")
+        for rel_name, text in direct:
             page.collapsible_code(f"kernels/include/{rel_name}", text, "cuda")
+    deeper = [name for name, _ in everything if name not in {n for n, _ in direct}]
+    if deeper:
+        page.raw("<div><p>And through them: " + ", ".join(
+            f'<a href="{esc(page.href(layout.BASIS))}#{esc(basis_anchor(name))}"><code>{esc(name)}</code></a>'
+            for name in deeper) + ".</p></div>")
 
 
-def _local_includes(include_dir: Path, source: str, here: Path, seen: set[str] | None = None) -> list[tuple[str, str]]:
-    """Headers under ``include_dir`` reachable from ``source`` by #include, depth first, each once."""
+def basis_anchor(rel_name: str) -> str:
+    """The anchor of a header's source on the basis page."""
+    return "src-" + layout.slug(rel_name)
+
+
+def _local_includes(include_dir: Path, source: str, here: Path, seen: set[str] | None = None, *,
+                    deep: bool = True) -> list[tuple[str, str]]:
+    """Headers under ``include_dir`` reachable from ``source`` by #include (only its own #includes
+    unless ``deep``), depth first, each once."""
     import re
 
     seen = set() if seen is None else seen
@@ -619,7 +637,8 @@ def _local_includes(include_dir: Path, source: str, here: Path, seen: set[str] |
             seen.add(rel_name)
             text = resolved.read_text(encoding="utf-8", errors="replace")
             out.append((rel_name, text))
-            out.extend(_local_includes(include_dir, text, resolved.parent, seen))
+            if deep:
+                out.extend(_local_includes(include_dir, text, resolved.parent, seen))
             break
     return out
 
@@ -1091,12 +1110,13 @@ def write_basis(site: Site) -> Page:
             scope = parts[1]
         else:
             scope = "aggregator" if (h.parent / h.stem).is_dir() or h.stem == parts[0] else "shared"
-        rows.append([f'<code class="epl-nowrap-plain">{esc(rel_name)}</code>', esc(scope), esc(what),
+        rows.append([f'<a href="#{esc(basis_anchor(rel_name))}"><code class="epl-nowrap-plain">{esc(rel_name)}</code></a>', esc(scope), esc(what),
                      ", ".join(site.link_id(page, "realization", rid) for rid in users.get(rel_name, [])) or dash()])
     page.raw(table(["header", "scope", "what it is", "realizations using it"], rows))
     page.heading(2, "Sources")
     for rel_name, text in texts:
-        page.collapsible_code(f"kernels/include/{rel_name}", text, "cuda")
+        page.heading(3, f"kernels/include/{rel_name}", anchor=basis_anchor(rel_name))
+        page.code(text, "cuda", linenums=True)
     return page
 
 
@@ -1230,9 +1250,28 @@ def generate_pages(data: SiteData, docs_dir: Path) -> Output:
         _write(docs_dir / path, page.render().encode("utf-8"))
     for path, blob in out.files.items():
         _write(docs_dir / path, blob)
-    for chart, svg, csv_path in site.pending_charts:
-        write_chart(chart, docs_dir / svg, docs_dir / csv_path)
+    _write_charts([(chart, docs_dir / svg, docs_dir / csv_path) for chart, svg, csv_path in site.pending_charts])
     return out
+
+
+def _write_charts(jobs: list[tuple[Chart, Path, Path]]) -> None:
+    """Render the charts, on every core when there are many (the output does not depend on it)."""
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2 or len(jobs) < 24:
+        for job in jobs:
+            write_chart(*job)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # 'spawn' keeps workers free of the parent's state (and of fork-after-threads hazards).
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for _ in pool.map(_write_chart_job, jobs, chunksize=max(1, len(jobs) // (4 * workers))):
+            pass
+
+
+def _write_chart_job(job: tuple[Chart, Path, Path]) -> None:
+    write_chart(*job)
 
 
 def _write(path: Path, blob: bytes) -> None:

@@ -6,6 +6,7 @@ stale rows are shown in tables, flagged, and never chosen as "best".
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,9 +42,11 @@ def best_per_shape(rows: "pd.DataFrame") -> "pd.DataFrame":
 
 
 def ordered_shapes(rows: "pd.DataFrame") -> list[str]:
-    """Shapes of the rows, smallest first (by element count, then as written)."""
-    pairs = {(int(e), s) for e, s in zip(rows["elements"], rows["shape"])}
-    return [s for _, s in sorted(pairs)]
+    """Shapes of the rows in sweep order: by their numbers in order ('{"cols": 256, "rows": 256Ki}'
+    before '{"cols": 1Ki, "rows": 32Ki}': the first variable is the sweep's axis), then by element
+    count; one-variable shapes simply by size."""
+    keys = {(tuple(int(n) for n in re.findall(r"\d+", s)), int(e), s) for e, s in zip(rows["elements"], rows["shape"])}
+    return [s for _, _, s in sorted(keys)]
 
 
 def reference_shapes(rows: "pd.DataFrame", limit: int = 3) -> list[str]:
