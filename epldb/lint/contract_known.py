@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from epldb.contracts import REGISTRY, contract_names
+import difflib
+
+from epldb.contracts import REGISTRY
 from epldb.problems import Problem
 
 if TYPE_CHECKING:
@@ -17,6 +19,7 @@ RULE = "contract-known"
 def check(catalog: "Catalog") -> Iterator[Problem]:
     for p in catalog.primitives.values():
         if p.contract is not None and p.contract not in REGISTRY:
-            known = ", ".join(contract_names()) or "none"
-            yield Problem(p.loc("contract"), f"no measurement contract '{p.contract}' in epldb.contracts "
-                          f"(known: {known}); write one there or remove the field", RULE, "$.contract")
+            close = difflib.get_close_matches(p.contract, list(REGISTRY), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else "write one there or remove the field"
+            yield Problem(p.loc("contract"), f"no measurement contract '{p.contract}' in epldb.contracts; {hint}",
+                          RULE, "$.contract")

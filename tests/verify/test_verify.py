@@ -33,19 +33,27 @@ def test_error_figures() -> None:
     assert (fig.nan, fig.first_bad, fig.max_rel) == (1, 0, 0.0)  # NaN counted apart, and it fails
 
 
+def _elements(shape: dict[str, int]) -> int:
+    count = 1
+    for value in shape.values():
+        count *= value
+    return count
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("rid", RUNNABLE)
 def test_every_point_passes_at_the_small_verification_shapes(rid: str) -> None:
     from epldb.verify import verify_realization
 
-    contract = get_contract(CATALOG.primitives[CATALOG.realizations[rid].primitive].contract)
-    shapes = [s for s in contract.verify_shapes if s["n"] <= SMALL]
+    realization = CATALOG.realizations[rid]
+    contract = get_contract(CATALOG.primitives[realization.primitive].contract)
+    shapes = [s for s in contract.verify_shapes if _elements(s) <= SMALL]
     rows = verify_realization(CATALOG, rid, shapes=shapes)
-    assert len(rows) == len(CATALOG.realizations[rid].points()) * len(shapes)
+    assert len(rows) == len(realization.points()) * len(shapes)
     bad = [(r.params, r.shape, r.status, r.detail) for r in rows if r.status != "passed"]
-    assert not bad, bad[:5]
-    assert all(r.deterministic for r in rows)
-    assert max(r.err_max_rel for r in rows) < 1e-4
+    assert not bad, bad[:5]  # passing includes each point's tolerance and declared determinism
+    if realization.determinism == "bitwise":
+        assert all(r.deterministic for r in rows)
 
 
 def _launcher_with_plan(rid: str, grid: str, shape: dict, point: dict):
