@@ -3,7 +3,6 @@ and invented evidence. Each is generated and built once per session, in a tmp di
 
 from __future__ import annotations
 
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,9 +48,8 @@ def repo_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
 @pytest.fixture(scope="session")
 def bare_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     """This repository without its evidence: the state of a fresh catalog, before any GPU run."""
-    root = copy_repository(tmp_path_factory.mktemp("bare"))
-    shutil.rmtree(root / "evidence", ignore_errors=True)
-    return _build(root)
+    root = copy_repository(tmp_path_factory.mktemp("bare"), evidence=False)
+    return _build(root, compile=False)  # static builds are covered by repo_site
 
 
 @pytest.fixture(scope="session")

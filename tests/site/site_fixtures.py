@@ -24,10 +24,11 @@ def _link_cache(dst: Path) -> None:
     os.symlink(cache, dst / ".cache", target_is_directory=True)
 
 
-def copy_repository(dst: Path) -> Path:
-    """What `epldb site` reads, copied: catalog, kernels, evidence, hand-written pages, mkdocs.yml."""
+def copy_repository(dst: Path, *, evidence: bool = True) -> Path:
+    """What `epldb site` reads, copied: catalog, kernels, evidence (unless not wanted: charts take most
+    of a generation's time), hand-written pages, mkdocs.yml."""
     dst.mkdir(parents=True, exist_ok=True)
-    for name in ("catalog", "kernels", "evidence"):
+    for name in ("catalog", "kernels", "evidence") if evidence else ("catalog", "kernels"):
         if (REPO / name).is_dir():
             shutil.copytree(REPO / name, dst / name)
     shutil.copytree(REPO / "site_src", dst / "site_src", ignore=shutil.ignore_patterns("generated"))

@@ -230,7 +230,7 @@ def test_no_charts_without_evidence(bare_site) -> None:
 def test_generated_pages_stay_under_generated(tmp_path: Path) -> None:
     from epldb.site import generate
 
-    root = copy_repository(tmp_path / "r")
+    root = copy_repository(tmp_path / "r", evidence=False)
     before = {p for p in (root / "site_src").rglob("*") if "generated" not in p.parts}
     generate(root, compile=False)
     after = {p for p in (root / "site_src").rglob("*") if "generated" not in p.parts}
