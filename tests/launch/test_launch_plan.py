@@ -52,9 +52,8 @@ def test_real_catalog_plans_resolve_at_every_point_and_verify_shape() -> None:
             for point in r.points():
                 plan = resolve_plan(r, plan_env(shape, point), contract_arrays(contract))
                 assert plan.ok, messages(plan.problems)
-                outputs = contract.outputs(shape, point)
-                # One block per tile, one partial per block.
-                assert plan.steps[0].grid[0] == outputs[0].count
+                if contract.name == "block-tile-reduce":  # one block per tile, one partial per block
+                    assert plan.steps[0].grid[0] == contract.outputs(shape, point)[0].count
                 checked += 1
     assert checked > 0
 
