@@ -2,3 +2,4 @@
 #pragma once
 
 #include "block/reduce.cuh"
+#include "block/reduce_state.cuh"

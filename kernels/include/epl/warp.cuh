@@ -3,3 +3,4 @@
 
 #include "warp/reduce.cuh"
 #include "warp/reduce_classes.cuh"
+#include "warp/reduce_state.cuh"
