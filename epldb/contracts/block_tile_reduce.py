@@ -12,7 +12,7 @@ is GB/s against the device's read bandwidth.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -21,13 +21,13 @@ from epldb.contracts.base import (
     ArraySpec,
     Contract,
     Peer,
-    PeerCall,
     Point,
     Shape,
     Tolerance,
     wide_range_values,
 )
 from epldb.contracts.dtypes import from_float64, itemsize, to_float64
+from epldb.contracts.peers import cupy_peer, torch_compile_peer, torch_eager_peer
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -115,14 +115,25 @@ class BlockTileReduce(Contract):
 
     def peers(self) -> tuple[Peer, ...]:
         return (
-            Peer("torch-eager", "PyTorch eager: view(m, tile).sum/amax(dim=1) plus the ragged tail", _torch_eager),
-            Peer("torch-compile", "torch.compile (dynamic shapes) of the same function", _torch_compile),
-            Peer("cupy", "CuPy reduction over axis 1 (CUB segmented reduce when enabled)", _cupy_peer),
+            torch_eager_peer("PyTorch eager: view(m, tile).sum/amax(dim=1) plus the ragged tail",
+                             _tile_reduce_torch, "partials", tile_and_op),
+            torch_compile_peer("torch.compile (dynamic shapes) of the same function",
+                               _tile_reduce_torch, "partials", tile_and_op, dynamic=True),
+            cupy_peer("CuPy reduction over axis 1 (CUB segmented reduce when enabled)",
+                      _tile_reduce_cupy, "partials", tile_and_op),
         )
 
 
 # --- peers -----------------------------------------------------------------------------------------
 # Each solves exactly the contract's problem: one float32 partial per tile, the last tile ragged.
+# torch.compile sees n and the tile as sizes (dynamic=True): one graph for every n and tile (two
+# with the ragged-tail branch) per dtype and op, so a run does not spend minutes recompiling.
+
+
+def tile_and_op(contract: Contract, shape: Shape, point: Point) -> tuple[int, str]:
+    """The peers' arguments: the contract's tile and op (warp-tile-reduce's tile is 32 * items)."""
+    c = cast(BlockTileReduce, contract)
+    return c.tile(point), c.op(point)
 
 
 def _tile_reduce_torch(x: Any, tile: int, op: str) -> Any:
@@ -142,73 +153,18 @@ def _tile_reduce_torch(x: Any, tile: int, op: str) -> Any:
     return out
 
 
-def _as_torch(x: Any, dtype: str) -> Any:
-    import torch
+def _tile_reduce_cupy(x: Any, tile: int, op: str) -> Any:
+    import cupy
 
-    if dtype == "bfloat16":
-        return torch.from_dlpack(x.view("int16")).view(torch.bfloat16)
-    return torch.from_dlpack(x)
-
-
-def _torch_eager(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-        import torch  # noqa: F401
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, tile, op = contract.dtype_of(point), BlockTileReduce.tile(point), BlockTileReduce.op(point)
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        return {"partials": cupy.from_dlpack(_tile_reduce_torch(_as_torch(inputs["x"], dtype), tile, op))}
-
-    return call
-
-
-_COMPILED: dict[tuple[str, str], Any] = {}
-
-
-def _torch_compile(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-        import torch
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, tile, op = contract.dtype_of(point), BlockTileReduce.tile(point), BlockTileReduce.op(point)
-    key = (dtype, op)
-    if key not in _COMPILED:
-        # dynamic=True: one graph for every n and tile (two with the ragged-tail branch), so the
-        # run does not spend minutes recompiling per shape; the op is specialized.
-        _COMPILED[key] = torch.compile(lambda x, t: _tile_reduce_torch(x, t, op), dynamic=True)
-    fn = _COMPILED[key]
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        return {"partials": cupy.from_dlpack(fn(_as_torch(inputs["x"], dtype), tile))}
-
-    return call
-
-
-def _cupy_peer(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, tile, op = contract.dtype_of(point), BlockTileReduce.tile(point), BlockTileReduce.op(point)
-    if dtype == "bfloat16":
-        return "CuPy has no bfloat16 arithmetic"
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        x = inputs["x"]
-        n = x.size
-        m = n // tile
-        head = x[: m * tile].reshape(m, tile)
-        if op == "sum":
-            out = cupy.sum(head, axis=1, dtype=cupy.float32)
-        else:
-            out = cupy.max(head, axis=1).astype(cupy.float32, copy=False)
-        if n % tile:
-            tail = x[m * tile :]
-            t = cupy.sum(tail, dtype=cupy.float32) if op == "sum" else cupy.max(tail).astype(cupy.float32)
-            out = cupy.concatenate([out, t.reshape(1)])
-        return {"partials": out}
-
-    return call
+    n = x.size
+    m = n // tile
+    head = x[: m * tile].reshape(m, tile)
+    if op == "sum":
+        out = cupy.sum(head, axis=1, dtype=cupy.float32)
+    else:
+        out = cupy.max(head, axis=1).astype(cupy.float32, copy=False)
+    if n % tile:
+        tail = x[m * tile :]
+        t = cupy.sum(tail, dtype=cupy.float32) if op == "sum" else cupy.max(tail).astype(cupy.float32)
+        out = cupy.concatenate([out, t.reshape(1)])
+    return out

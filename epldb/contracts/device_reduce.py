@@ -51,13 +51,13 @@ from epldb.contracts.base import (
     ArraySpec,
     Contract,
     Peer,
-    PeerCall,
     Point,
     Shape,
     Tolerance,
     uniform01,
 )
 from epldb.contracts.dtypes import from_float64, itemsize, to_float64
+from epldb.contracts.peers import cupy_peer, torch_compile_peer, torch_eager_peer
 
 #: Magnitudes of the large member of a pair: log-uniform in [2^-OCTAVES, 2^OCTAVES).
 OCTAVES = 8
@@ -152,15 +152,20 @@ class DeviceReduce(Contract):
 
     def peers(self) -> tuple[Peer, ...]:
         return (
-            Peer("torch-eager", "PyTorch eager: torch.sum(x, dtype=float32) / torch.amax(x)", _torch_eager),
-            Peer("torch-compile", "torch.compile of the same function", _torch_compile),
-            Peer("cupy", "CuPy cupy.sum(x, dtype=float32) / cupy.max(x) (CUB DeviceReduce when CuPy's "
-                 "cub accelerator is on)", _cupy_peer),
+            torch_eager_peer("PyTorch eager: torch.sum(x, dtype=float32) / torch.amax(x)", _reduce_torch, "out", _op),
+            # dynamic=True: one graph for every n, so the run does not recompile per shape.
+            torch_compile_peer("torch.compile of the same function", _reduce_torch, "out", _op, dynamic=True),
+            cupy_peer("CuPy cupy.sum(x, dtype=float32) / cupy.max(x) (CUB DeviceReduce when CuPy's "
+                      "cub accelerator is on)", _reduce_cupy, "out", _op),
         )
 
 
 # --- peers -----------------------------------------------------------------------------------------
-# Each returns {"out": a CuPy float32 array of one element}.
+# Each returns a float32 array of one element (torch or CuPy).
+
+
+def _op(contract: Contract, shape: Shape, point: Point) -> tuple[str]:
+    return (DeviceReduce.op(point),)
 
 
 def _reduce_torch(x: Any, op: str) -> Any:
@@ -171,65 +176,11 @@ def _reduce_torch(x: Any, op: str) -> Any:
     return torch.amax(x).to(torch.float32).view(1)
 
 
-def _as_torch(x: Any, dtype: str) -> Any:
-    import torch
+def _reduce_cupy(x: Any, op: str) -> Any:
+    import cupy
 
-    if dtype == "bfloat16":
-        return torch.from_dlpack(x.view("int16")).view(torch.bfloat16)
-    return torch.from_dlpack(x)
-
-
-def _torch_eager(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-        import torch  # noqa: F401
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, op = contract.dtype_of(point), DeviceReduce.op(point)
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        return {"out": cupy.from_dlpack(_reduce_torch(_as_torch(inputs["x"], dtype), op))}
-
-    return call
-
-
-_COMPILED: dict[tuple[str, str], Any] = {}
-
-
-def _torch_compile(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-        import torch
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, op = contract.dtype_of(point), DeviceReduce.op(point)
-    key = (dtype, op)
-    if key not in _COMPILED:
-        # dynamic=True: one graph for every n, so the run does not recompile per shape.
-        _COMPILED[key] = torch.compile(lambda x: _reduce_torch(x, op), dynamic=True)
-    fn = _COMPILED[key]
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        return {"out": cupy.from_dlpack(fn(_as_torch(inputs["x"], dtype)))}
-
-    return call
-
-
-def _cupy_peer(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, op = contract.dtype_of(point), DeviceReduce.op(point)
-    if dtype == "bfloat16":
-        return "CuPy has no bfloat16 arithmetic"
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        x = inputs["x"]
-        if op == "sum":
-            r = cupy.sum(x, dtype=cupy.float32)
-        else:
-            r = cupy.max(x).astype(cupy.float32, copy=False)
-        return {"out": r.reshape(1)}
-
-    return call
+    if op == "sum":
+        r = cupy.sum(x, dtype=cupy.float32)
+    else:
+        r = cupy.max(x).astype(cupy.float32, copy=False)
+    return r.reshape(1)

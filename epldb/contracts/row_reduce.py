@@ -29,14 +29,13 @@ from epldb.contracts.base import (
     ArraySpec,
     Contract,
     Peer,
-    PeerCall,
     Point,
     Shape,
     Tolerance,
     wide_range_values,
 )
-from epldb.contracts.block_tile_reduce import _as_torch  # CuPy array -> torch tensor, bf16 via int16
 from epldb.contracts.dtypes import from_float64, itemsize, to_float64
+from epldb.contracts.peers import cupy_peer, torch_compile_peer, torch_eager_peer
 
 
 class RowReduce(Contract):
@@ -117,16 +116,26 @@ class RowReduce(Contract):
 
     def peers(self) -> tuple[Peer, ...]:
         return (
-            Peer("torch-eager", "PyTorch eager: x.sum(dim=1, dtype=torch.float32) / x.amax(dim=1).float()",
-                 _torch_eager),
-            Peer("torch-compile", "torch.compile of the same function, static shapes (one graph per shape)",
-                 _torch_compile),
-            Peer("cupy", "CuPy x.sum(axis=1, dtype=float32) / x.max(axis=1)", _cupy_peer),
+            torch_eager_peer("PyTorch eager: x.sum(dim=1, dtype=torch.float32) / x.amax(dim=1).float()",
+                             _row_reduce_torch, "out", _op),
+            # Static shapes (dynamic=False): Inductor specializes the reduction to the row length,
+            # the strongest form of this peer; the recompile limit is raised when it is prepared.
+            torch_compile_peer("torch.compile of the same function, static shapes (one graph per shape)",
+                               _row_reduce_torch, "out", _op, dynamic=False, recompile_limit=_RECOMPILE_LIMIT),
+            cupy_peer("CuPy x.sum(axis=1, dtype=float32) / x.max(axis=1)", _row_reduce_cupy, "out", _op),
         )
 
 
 # --- peers -----------------------------------------------------------------------------------------
 # Each solves exactly the contract's problem: one float32 per row, float32 accumulation.
+
+#: Graphs the bench compiles: 6 shapes x 2 dtypes x 2 ops, all of one Python function, above
+#: dynamo's default recompile limit (8) after which it would silently fall back to eager.
+_RECOMPILE_LIMIT = 64
+
+
+def _op(contract: Contract, shape: Shape, point: Point) -> tuple[str]:
+    return (RowReduce.op(point),)
 
 
 def _row_reduce_torch(x: Any, op: str) -> Any:
@@ -137,63 +146,9 @@ def _row_reduce_torch(x: Any, op: str) -> Any:
     return torch.amax(x, dim=1).float()
 
 
-def _torch_eager(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-        import torch  # noqa: F401
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, op = contract.dtype_of(point), RowReduce.op(point)
+def _row_reduce_cupy(x: Any, op: str) -> Any:
+    import cupy
 
-    def call(inputs: Arrays) -> dict[str, Any]:
-        return {"out": cupy.from_dlpack(_row_reduce_torch(_as_torch(inputs["x"], dtype), op))}
-
-    return call
-
-
-_COMPILED: dict[tuple[str, str, int, int], Any] = {}
-#: Graphs the bench compiles: 6 shapes x 2 dtypes x 2 ops, all of one Python function, above
-#: dynamo's default recompile limit (8) after which it would silently fall back to eager.
-_RECOMPILE_LIMIT = 64
-
-
-def _torch_compile(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-        import torch
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, op = contract.dtype_of(point), RowReduce.op(point)
-    key = (dtype, op, shape["rows"], shape["cols"])
-    if key not in _COMPILED:
-        # Static shapes (dynamic=False): Inductor specializes the reduction to the row length, the
-        # strongest form of this peer. Raising the recompile limit happens here, when a bench asks
-        # for this peer, never at import.
-        for name in ("recompile_limit", "cache_size_limit"):
-            if hasattr(torch._dynamo.config, name):
-                setattr(torch._dynamo.config, name, max(getattr(torch._dynamo.config, name), _RECOMPILE_LIMIT))
-        _COMPILED[key] = torch.compile(lambda x: _row_reduce_torch(x, op), dynamic=False)
-    fn = _COMPILED[key]
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        return {"out": cupy.from_dlpack(fn(_as_torch(inputs["x"], dtype)))}
-
-    return call
-
-
-def _cupy_peer(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    try:
-        import cupy
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    dtype, op = contract.dtype_of(point), RowReduce.op(point)
-    if dtype == "bfloat16":
-        return "CuPy has no bfloat16 arithmetic"
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        x = inputs["x"]
-        if op == "sum":
-            return {"out": cupy.sum(x, axis=1, dtype=cupy.float32)}
-        return {"out": cupy.max(x, axis=1).astype(cupy.float32, copy=False)}
-
-    return call
+    if op == "sum":
+        return cupy.sum(x, axis=1, dtype=cupy.float32)
+    return cupy.max(x, axis=1).astype(cupy.float32, copy=False)

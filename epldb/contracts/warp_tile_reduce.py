@@ -29,8 +29,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from epldb.contracts.base import Arrays, ArraySpec, Contract, Peer, PeerCall, Point, Shape, Tolerance, uniform01
-from epldb.contracts.block_tile_reduce import BlockTileReduce, _as_torch, _cupy_peer, _torch_compile, _torch_eager
+from epldb.contracts.block_tile_reduce import BlockTileReduce, tile_and_op
 from epldb.contracts.dtypes import itemsize
+from epldb.contracts.peers import (
+    CUPY,
+    TORCH_COMPILE,
+    TORCH_EAGER,
+    Prepare,
+    prepare_cupy,
+    prepare_torch_compile,
+    prepare_torch_eager,
+)
 
 #: Threads per warp: the tile of one partial is WARP * items elements.
 WARP = 32
@@ -106,16 +115,14 @@ class WarpTileReduce(BlockTileReduce):
         return shape["n"] * itemsize(self.dtype_of(point)) + itemsize(self.partial_dtype(point)) * self.tiles(shape, point)
 
     def peers(self) -> tuple[Peer, ...]:
-        return tuple(Peer(p.name, p.title, _WARP_PEERS[p.name]) for p in super().peers())
+        # The block-tile peers, names and titles as they are; int32 instances go to int32 peers.
+        return tuple(Peer(p.name, p.title, _int32_or(_INT32[p.name], p.prepare)) for p in super().peers())
 
 
 # --- peers -----------------------------------------------------------------------------------------
 # A warp tile of 32*items elements is the block-tile-reduce problem with block=32: for the float
-# dtypes the block-tile peers solve it as they are, given that point. int32 needs int32 partials.
-
-
-def _as_block_point(point: Point) -> dict[str, Any]:
-    return {**dict(point), "block": WARP, "items": int(point.get("items", 1))}
+# dtypes the block-tile peers solve it as they are (they read the contract's tile, 32 * items).
+# int32 needs int32 partials, which wrap like the 32-bit adder.
 
 
 def _tile_reduce_int_torch(x: Any, tile: int, op: str) -> Any:
@@ -132,61 +139,31 @@ def _tile_reduce_int_torch(x: Any, tile: int, op: str) -> Any:
     return out
 
 
-_COMPILED_INT: dict[str, Any] = {}
+def _tile_reduce_int_cupy(x: Any, tile: int, op: str) -> Any:
+    import cupy
+
+    m = x.size // tile
+    head = x[: m * tile].reshape(m, tile)
+    out = cupy.sum(head, axis=1, dtype=cupy.int32) if op == "sum" else cupy.max(head, axis=1)
+    if x.size % tile:
+        tail = x[m * tile :]
+        t = cupy.sum(tail, dtype=cupy.int32) if op == "sum" else cupy.max(tail)
+        out = cupy.concatenate([out, t.reshape(1)])
+    return out
 
 
-def _int_peer(contract: Contract, point: Point, compiled: bool) -> PeerCall | str:
-    try:
-        import cupy
-        import torch
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    tile, op = WarpTileReduce.tile(point), WarpTileReduce.op(point)
-    fn: Any = lambda x, t: _tile_reduce_int_torch(x, t, op)  # noqa: E731
-    if compiled:
-        if op not in _COMPILED_INT:
-            _COMPILED_INT[op] = torch.compile(fn, dynamic=True)
-        fn = _COMPILED_INT[op]
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        return {"partials": cupy.from_dlpack(fn(_as_torch(inputs["x"], "int32"), tile))}
-
-    return call
+#: The int32 peers by the name of the block-tile peer they stand in for.
+_INT32: dict[str, Prepare] = {
+    TORCH_EAGER: prepare_torch_eager(_tile_reduce_int_torch, "partials", tile_and_op),
+    TORCH_COMPILE: prepare_torch_compile(_tile_reduce_int_torch, "partials", tile_and_op, dynamic=True),
+    CUPY: prepare_cupy(_tile_reduce_int_cupy, "partials", tile_and_op),
+}
 
 
-def _peer_torch_eager(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    if contract.dtype_of(point) == "int32":
-        return _int_peer(contract, point, compiled=False)
-    return _torch_eager(contract, shape, _as_block_point(point))
+def _int32_or(int32: Prepare, other: Prepare) -> Prepare:
+    """``int32`` for int32 instances, ``other`` for the rest."""
 
+    def prepare(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
+        return (int32 if contract.dtype_of(point) == "int32" else other)(contract, shape, point)
 
-def _peer_torch_compile(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    if contract.dtype_of(point) == "int32":
-        return _int_peer(contract, point, compiled=True)
-    return _torch_compile(contract, shape, _as_block_point(point))
-
-
-def _peer_cupy(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-    if contract.dtype_of(point) != "int32":
-        return _cupy_peer(contract, shape, _as_block_point(point))
-    try:
-        import cupy
-    except ImportError as e:
-        return f"not installed: {e.name}"
-    tile, op = WarpTileReduce.tile(point), WarpTileReduce.op(point)
-
-    def call(inputs: Arrays) -> dict[str, Any]:
-        x = inputs["x"]
-        m = x.size // tile
-        head = x[: m * tile].reshape(m, tile)
-        out = cupy.sum(head, axis=1, dtype=cupy.int32) if op == "sum" else cupy.max(head, axis=1)
-        if x.size % tile:
-            tail = x[m * tile :]
-            t = cupy.sum(tail, dtype=cupy.int32) if op == "sum" else cupy.max(tail)
-            out = cupy.concatenate([out, t.reshape(1)])
-        return {"partials": out}
-
-    return call
-
-
-_WARP_PEERS = {"torch-eager": _peer_torch_eager, "torch-compile": _peer_torch_compile, "cupy": _peer_cupy}
+    return prepare

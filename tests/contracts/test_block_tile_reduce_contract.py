@@ -84,12 +84,7 @@ def test_shapes_are_multiples_of_nothing_and_bench_goes_past_a_gibibyte() -> Non
 def test_peers_and_their_problem_key() -> None:
     assert [p.name for p in C.peers()] == ["torch-eager", "torch-compile", "cupy"]
     assert C.peer_params(point("bfloat16", "max", 512, 8)) == {"dtype": "bfloat16", "op": "max", "tile": 4096}
-    # Peers need CuPy (and PyTorch); without them they say why instead of raising.
-    for peer in C.peers():
-        try:
-            import cupy  # noqa: F401
-        except ImportError:
-            assert isinstance(peer.prepare(C, {"n": 31}, point()), str)
+    # Without CuPy or PyTorch, peers say why instead of raising: tests/contracts/test_peers.py.
 
 
 def test_every_contract_named_in_the_catalog_exists_and_covers_its_dtypes() -> None:

@@ -128,11 +128,7 @@ def test_tolerance_holds_for_float32_accumulation_in_the_worst_order() -> None:
 def test_peers_and_their_problem_key() -> None:
     assert [p.name for p in C.peers()] == ["torch-eager", "torch-compile", "cupy"]
     assert C.peer_params({"dtype": "bfloat16", "op": "max", "block": 256, "group": 8}) == {"dtype": "bfloat16", "op": "max"}
-    try:
-        import cupy  # noqa: F401
-    except ImportError:
-        for peer in C.peers():
-            assert isinstance(peer.prepare(C, {"rows": 3, "cols": 31}, point()), str)
+    # Without CuPy or PyTorch, peers say why instead of raising: tests/contracts/test_peers.py.
 
 
 ROWS_PER_BLOCK = {

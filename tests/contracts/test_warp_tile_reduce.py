@@ -116,12 +116,7 @@ def test_shapes_are_those_of_the_block_contract() -> None:
 def test_peers_and_their_problem_key() -> None:
     assert [p.name for p in C.peers()] == ["torch-eager", "torch-compile", "cupy"]
     assert C.peer_params(point("int32", "max", 512, 8)) == {"dtype": "int32", "op": "max", "tile": 256}
-    try:
-        import cupy  # noqa: F401
-    except ImportError:
-        for peer in C.peers():
-            for dtype in ("float32", "int32"):
-                assert isinstance(peer.prepare(C, {"n": 31}, point(dtype)), str)
+    # Without CuPy or PyTorch, peers say why instead of raising (int32 too): tests/contracts/test_peers.py.
 
 
 def test_launch_plan_gives_every_warp_tile_a_warp() -> None:

@@ -1,0 +1,143 @@
+"""Every contract's peers (epldb/contracts/peers.py): on the CPU, unique names and a reason instead
+of an exception where CuPy or PyTorch is missing; on the GPU, outputs within the contract's
+tolerance of its float64 reference, so that a fast but wrong peer cannot be timed as a rival.
+
+The cases are generated from the registry and the catalog, never listed by hand: per contract
+that a realization uses, each peer x dtype (float32, bfloat16, and int32 where the contract has a
+tolerance for it) x op (the string values of ``op`` in the catalog's realizations of the contract,
+if any), at the smallest verify shape of more than 1000 elements, at the first point of the first
+realization in the catalog whose primitive uses the contract (dtype and op replaced).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+import epldb
+from epldb.contracts import REGISTRY, get_contract, make_rng
+from epldb.contracts.base import Contract, Peer, Shape
+from epldb.contracts.dtypes import storage_dtype, to_float64
+from epldb.verify import error_figures
+
+CATALOG = epldb.load(lint=False)
+DTYPES = ("float32", "bfloat16", "int32")
+#: Below this many elements a reduction hides too little for a wrong peer to show.
+MIN_ELEMENTS = 1000
+
+
+@dataclass(frozen=True)
+class PeerCase:
+    contract: str
+    peer: str
+    shape: Shape
+    point: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return "-".join([f"{self.contract}/{self.peer}", self.point["dtype"], *([self.point["op"]] if "op" in self.point else [])])
+
+    def resolve(self) -> tuple[Contract, Peer]:
+        contract = get_contract(self.contract)
+        assert contract is not None
+        (peer,) = [p for p in contract.peers() if p.name == self.peer]
+        return contract, peer
+
+
+def _elements(shape: Shape) -> int:
+    return math.prod(shape.values())
+
+
+def _realizations_of(contract: str) -> list[Any]:
+    return [r for r in CATALOG.realizations.values() if CATALOG.primitives[r.primitive].contract == contract]
+
+
+def peer_cases() -> list[PeerCase]:
+    """The cases of every contract some realization uses (peers are timed beside realizations)."""
+    cases: list[PeerCase] = []
+    for name in sorted(REGISTRY):
+        contract, realizations = get_contract(name), _realizations_of(name)
+        assert contract is not None
+        if not realizations:
+            continue
+        base = realizations[0].points()[0]
+        ops = sorted({op for r in realizations for op in r.params.get("op", ()) if isinstance(op, str)})
+        shape = min((s for s in contract.verify_shapes if _elements(s) > MIN_ELEMENTS), key=_elements)
+        for peer in contract.peers():
+            for dtype in (d for d in DTYPES if d in contract.tolerance):
+                for op in ops or [None]:  # a contract without an op parameter: one case per dtype
+                    point = {**base, "dtype": dtype, **({"op": op} if op else {})}
+                    cases.append(PeerCase(name, peer.name, dict(shape), point))
+    return cases
+
+
+CASES = peer_cases()
+
+
+def test_cases_cover_every_peer_of_every_contract_in_use() -> None:
+    in_use = {name for name in REGISTRY if _realizations_of(name)}
+    assert {c.contract for c in CASES} == in_use
+    for name in in_use:
+        mine = [c for c in CASES if c.contract == name]
+        assert {c.peer for c in mine} == {p.name for p in get_contract(name).peers()}
+        assert "float32" in {c.point["dtype"] for c in mine}
+    # The reductions: both ops and both float dtypes, and warp-tile-reduce's int32.
+    for name in ("block-tile-reduce", "device-reduce", "row-reduce", "warp-tile-reduce"):
+        keys = {(c.point["dtype"], c.point["op"]) for c in CASES if c.contract == name}
+        assert keys >= {(d, op) for d in ("float32", "bfloat16") for op in ("sum", "max")}, name
+    assert {c.point["op"] for c in CASES if c.contract == "warp-tile-reduce" and c.point["dtype"] == "int32"} == {
+        "sum", "max"}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_peer_names_are_unique_within_a_contract(name: str) -> None:
+    # Rows are "<contract>/<peer name>": two peers of one name would mix their evidence.
+    names = [p.name for p in get_contract(name).peers()]
+    assert len(set(names)) == len(names), names
+
+
+@pytest.mark.parametrize("absent", [("cupy",), ("torch",), ("cupy", "torch")], ids="+".join)
+def test_prepare_says_what_is_missing_instead_of_raising(absent: tuple[str, ...],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in absent:
+        monkeypatch.setitem(sys.modules, module, None)  # `import module` now raises ImportError
+    missing = {m for m in ("cupy", "torch") if importlib.util.find_spec(m) is None}  # patched or not installed
+    reasons = {f"not installed: {m}" for m in missing}
+    for case in CASES:
+        contract, peer = case.resolve()
+        prepared = peer.prepare(contract, dict(case.shape), case.point)
+        # Every peer needs CuPy; the torch peers need PyTorch too.
+        if "cupy" in missing or ("torch" in missing and case.peer.startswith("torch")):
+            assert prepared in reasons, (case.id, prepared)
+
+
+# --- GPU ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_peer_output_is_within_tolerance_of_the_reference(case: PeerCase) -> None:
+    import cupy
+
+    contract, peer = case.resolve()
+    shape, point = dict(case.shape), case.point
+    dtype = contract.dtype_of(point)
+    inputs = contract.make_inputs(shape, dtype, point, make_rng(cupy, 20_251), cupy)
+    prepared = peer.prepare(contract, shape, point)
+    if isinstance(prepared, str):
+        pytest.skip(prepared)
+    outputs = prepared(inputs)
+    cupy.cuda.get_current_stream().synchronize()
+    ref = contract.reference(inputs, shape, point, cupy)
+    tol = contract.tolerance_for(point)
+    for spec in contract.outputs(shape, point):
+        got = outputs[spec.name]
+        assert got.dtype == storage_dtype(spec.dtype) and got.size == spec.count, (spec, got.dtype, got.shape)
+        fig = error_figures(to_float64(got, spec.dtype, cupy), ref[spec.name], cupy)
+        assert fig.nan == 0, f"{fig.nan} non-finite value(s) in '{spec.name}', first at [{fig.first_bad}]"
+        assert fig.max_rel <= tol.max_rel and fig.rel_l2 <= tol.rel_l2, (spec.name, fig, tol)
