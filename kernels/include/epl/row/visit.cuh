@@ -1,0 +1,72 @@
+// epl/row/visit.cuh — one thread's share of a row segment, streamed to a visitor in load rounds.
+//
+// The loop of fold_row_segment (fold.cuh), with what happens to the loaded values left to the
+// caller: a visitor that folds a state richer than one float (a (sum, sum of squares) pair, a
+// Welford state, a sum of squared deviations from a known mean). Same access pattern: LANES
+// threads share seg[0, n); thread `lane` takes every LANES-th 16-byte vector (vector path) or
+// every LANES-th element (scalar path); UNROLL loads are issued before the first is visited
+// (16 * UNROLL bytes in flight per thread); the ragged end is one more predicated round.
+//
+// The visitor V provides (all __device__, called in index order of the thread's share):
+//   void round(const Vec16<T> (&v)[UNROLL])  a full round: UNROLL in-range vectors;
+//   void vec(const Vec16<T>& v)              one vector of the ragged last round;
+//   void scalar(float x)                     one element, scalar path (widened to float32).
+#pragma once
+
+#include "../thread/convert.cuh"
+#include "../thread/load.cuh"
+
+namespace epl {
+
+// Streams this thread's share of seg[0, n) into `visitor`. vector_path as for fold_row_segment:
+// seg 16-byte aligned and n % (16 / sizeof(T)) == 0 (rows_are_vector_aligned in fold.cuh).
+// Cost per thread: about n / LANES / N loads of 16 bytes (N = 16 / sizeof(T)), in rounds of UNROLL.
+template <int LANES, int UNROLL, typename T, typename V>
+__device__ __forceinline__ void visit_row_segment(const T* __restrict__ seg, int n, int lane, bool vector_path,
+                                                  V& visitor) {
+  static_assert(LANES >= 1 && UNROLL >= 1, "LANES and UNROLL must be positive");
+  if (vector_path) {
+    constexpr int N = Vec16<T>::N;
+    const int nv = n / N;
+    int i = lane;
+    for (; i + (UNROLL - 1) * LANES < nv; i += UNROLL * LANES) {  // full rounds
+      Vec16<T> v[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) v[u] = load_16B_aligned(seg + (i + u * LANES) * N);
+      visitor.round(v);
+    }
+    if (i < nv) {  // the ragged last round: the in-range loads still go out together
+      Vec16<T> v[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (i + u * LANES < nv) v[u] = load_16B_aligned(seg + (i + u * LANES) * N);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (i + u * LANES < nv) visitor.vec(v[u]);
+      }
+    }
+    return;
+  }
+  int j = lane;
+  for (; j + (UNROLL - 1) * LANES < n; j += UNROLL * LANES) {
+    T s[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) s[u] = seg[j + u * LANES];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) visitor.scalar(to_float(s[u]));
+  }
+  if (j < n) {
+    T s[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      if (j + u * LANES < n) s[u] = seg[j + u * LANES];
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      if (j + u * LANES < n) visitor.scalar(to_float(s[u]));
+    }
+  }
+}
+
+}  // namespace epl
