@@ -5,14 +5,18 @@ from __future__ import annotations
 from epldb.contracts.base import ArraySpec, Contract, Peer, Tolerance, make_rng, wide_range_values
 from epldb.contracts.block_tile_reduce import BlockTileReduce
 from epldb.contracts.device_reduce import DeviceReduce
+from epldb.contracts.row_moments import RowMoments
 from epldb.contracts.row_reduce import RowReduce
+from epldb.contracts.row_softmax_state import RowSoftmaxState
 from epldb.contracts.warp_tile_reduce import WarpTileReduce
 
 #: Contract classes by the name primitive records use; instances are made on demand.
 REGISTRY: dict[str, type[Contract]] = {
     BlockTileReduce.name: BlockTileReduce,
     DeviceReduce.name: DeviceReduce,
+    RowMoments.name: RowMoments,
     RowReduce.name: RowReduce,
+    RowSoftmaxState.name: RowSoftmaxState,
     WarpTileReduce.name: WarpTileReduce,
 }
 
@@ -39,7 +43,9 @@ __all__ = [
     "Contract",
     "DeviceReduce",
     "Peer",
+    "RowMoments",
     "RowReduce",
+    "RowSoftmaxState",
     "Tolerance",
     "WarpTileReduce",
     "contract_names",
