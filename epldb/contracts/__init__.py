@@ -7,7 +7,6 @@ from epldb.contracts.block_tile_reduce import BlockTileReduce
 from epldb.contracts.device_reduce import DeviceReduce
 from epldb.contracts.row_moments import RowMoments
 from epldb.contracts.row_reduce import RowReduce
-from epldb.contracts.row_softmax_state import RowSoftmaxState
 from epldb.contracts.warp_tile_reduce import WarpTileReduce
 
 #: Contract classes by the name primitive records use; instances are made on demand.
@@ -16,7 +15,6 @@ REGISTRY: dict[str, type[Contract]] = {
     DeviceReduce.name: DeviceReduce,
     RowMoments.name: RowMoments,
     RowReduce.name: RowReduce,
-    RowSoftmaxState.name: RowSoftmaxState,
     WarpTileReduce.name: WarpTileReduce,
 }
 
@@ -45,7 +43,6 @@ __all__ = [
     "Peer",
     "RowMoments",
     "RowReduce",
-    "RowSoftmaxState",
     "Tolerance",
     "WarpTileReduce",
     "contract_names",
