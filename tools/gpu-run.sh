@@ -6,20 +6,22 @@
 #   bash tools/gpu-run.sh verify block-reduce -- bench block-reduce --quick -- pytest -m gpu
 #
 # Each '--'-separated group is one step: 'verify ARGS', 'bench ARGS' or 'pytest ARGS'. Steps run in
-# order; a failing step does not stop the next. New evidence files and logs are copied to $OUT.
+# order; a failing step does not stop the next. verify and bench write their evidence straight
+# under $OUT/evidence/<device>/ (so rows already written come back even if the call is cut short),
+# and the log goes to $OUT/log.txt as it runs. Copy what comes back into evidence/<device>/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   || { echo "wheel install failed"; exit 1; }
 export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1 EPL_GIT_COMMIT="${EPL_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
-before=$(find evidence -type f 2>/dev/null | sort)
 step=(); status=0
 run_step() {
   [ ${#step[@]} -eq 0 ] && return
   echo "=== ${step[*]}"
   case "${step[0]}" in
     pytest) python3 -m pytest -q -p no:cacheprovider "${step[@]:1}" 2>&1 | tee -a "$OUT/log.txt" | tail -40 ;;
+    verify|bench) python3 -m epldb "${step[@]}" --out "$OUT/evidence" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
     *) python3 -m epldb "${step[@]}" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
   esac
   [ "${PIPESTATUS[0]}" -ne 0 ] && status=1
@@ -29,8 +31,5 @@ for arg in "$@"; do
   if [ "$arg" = "--" ]; then run_step; else step+=("$arg"); fi
 done
 run_step
-after=$(find evidence -type f | sort)
-new=$(comm -13 <(echo "$before") <(echo "$after"))
-for f in $new; do cp "$f" "$OUT/"; done
-echo "new evidence files: $(echo $new | wc -w) (in \$OUT)"
+echo "evidence files written: $(find "$OUT/evidence" -type f 2>/dev/null | wc -l) (under \$OUT/evidence)"
 exit $status
