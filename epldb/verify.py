@@ -55,10 +55,14 @@ def error_figures(out: Any, ref: Any, xp: Any = np) -> ErrorFigures:
     ref = ref.ravel()
     if out.size == 0:
         return ErrorFigures(0.0, 0.0, 0, None)
-    bad = ~xp.isfinite(out) & xp.isfinite(ref)
+    # An infinite reference (e.g. the max of an all -inf row) must be matched exactly: an equal
+    # output counts as error 0, any other output there as bad; the scale is the finite references'.
+    finite_ref = xp.isfinite(ref)
+    bad = (~xp.isfinite(out) & finite_ref) | (~finite_ref & (out != ref))
     nan = int(bad.sum())
     first_bad = int(xp.argmax(bad)) if nan else None
-    diff = xp.where(bad, 0.0, xp.abs(out - ref))  # non-finite outputs fail on their own
+    ref = xp.where(finite_ref, ref, 0.0)
+    diff = xp.where(bad, 0.0, xp.abs(xp.where(finite_ref, out, 0.0) - ref))  # bad fails on its own
     ref_max = float(xp.abs(ref).max())
     ref_norm = float(xp.linalg.norm(ref))
     max_abs = float(diff.max())

@@ -7,6 +7,7 @@ from epldb.contracts.block_tile_reduce import BlockTileReduce
 from epldb.contracts.device_reduce import DeviceReduce
 from epldb.contracts.row_moments import RowMoments
 from epldb.contracts.row_reduce import RowReduce
+from epldb.contracts.row_softmax_state import RowSoftmaxState
 from epldb.contracts.warp_tile_reduce import WarpTileReduce
 
 #: Contract classes by the name primitive records use; instances are made on demand.
@@ -15,6 +16,7 @@ REGISTRY: dict[str, type[Contract]] = {
     DeviceReduce.name: DeviceReduce,
     RowMoments.name: RowMoments,
     RowReduce.name: RowReduce,
+    RowSoftmaxState.name: RowSoftmaxState,
     WarpTileReduce.name: WarpTileReduce,
 }
 
@@ -43,6 +45,7 @@ __all__ = [
     "Peer",
     "RowMoments",
     "RowReduce",
+    "RowSoftmaxState",
     "Tolerance",
     "WarpTileReduce",
     "contract_names",
