@@ -28,7 +28,8 @@ variance (1 to 4 for every row) for ``var``. Simulated in NumPy float32 with the
 orders (tests/contracts/test_row_moments.py replays two of them): two-pass ~3e-7; chunked Welford
 without shift up to ~2e-4 (short rows, where every merge is between thread states whose means
 carry an ulp of 1e4) in float32 and ~1e-7 in bfloat16; the naive form 0.4 to 7 (float32) and
-2e-5 to 4e-5 (bfloat16): it is expected to FAIL verification, which is its record's lesson.
+1.3e-5 to 8e-5 (bfloat16, rows of 256 or more; exact on 8-element rows): it is expected to FAIL
+verification, which is its record's lesson.
 
 What these inputs cannot show: a lost element moves the mean by about std / cols, far under the
 mean's tolerance, and the variance by about 0.7 / cols, so a single lost element is caught in the
