@@ -12,4 +12,5 @@
 #include "block.cuh"
 #include "device.cuh"
 #include "row/reduce.cuh"
+#include "row/moments.cuh"
 #include "harness.cuh"

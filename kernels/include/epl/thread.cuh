@@ -4,3 +4,4 @@
 #include "thread/ops.cuh"
 #include "thread/convert.cuh"
 #include "thread/load.cuh"
+#include "thread/welford.cuh"
