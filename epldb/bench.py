@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from epldb.contracts import Contract, make_rng
+from epldb.contracts import Contract, Peer, make_rng
 from epldb.contracts.dtypes import to_float64
 from epldb.evidence import Row, canonical_json
 from epldb.runner import RunError, device_info, load_realization, prepare
@@ -246,7 +246,7 @@ def _rate_fields(row: Row, contract: Contract, shape: dict[str, int], point: dic
 
 
 def _check(outputs: dict[str, Any], ref: dict[str, Any], contract: Contract, shape: dict[str, int],
-           point: dict[str, Any], row: Row) -> list[str]:
+           point: dict[str, Any], row: Row, peer: Peer | None = None) -> list[str]:
     import cupy
 
     notes: list[str] = []
@@ -256,7 +256,7 @@ def _check(outputs: dict[str, Any], ref: dict[str, Any], contract: Contract, sha
         fig = error_figures(got, ref[spec.name], cupy)
         worst_max, worst_l2, nan = max(worst_max, fig.max_rel), max(worst_l2, fig.rel_l2), nan + fig.nan
     row.err_max_rel, row.err_rel_l2 = worst_max, worst_l2
-    tol = contract.tolerance_for(point)
+    tol = contract.tolerance_for(point, peer)
     if nan:
         notes.append(f"{nan} non-finite output(s)")
     if worst_max > tol.max_rel or worst_l2 > tol.rel_l2:
@@ -377,7 +377,7 @@ def bench(
                             try:
                                 first = prepared(sets[0])
                                 cupy.cuda.get_current_stream().synchronize()
-                                notes = _check(first, reference(point), contract, dict(shape), point, row)
+                                notes = _check(first, reference(point), contract, dict(shape), point, row, peer)
                                 t = time_calls([lambda s=s: prepared(s) for s in sets])
                             except Exception as e:  # noqa: BLE001 - a peer's failure is recorded, not fatal
                                 row.status, row.detail = "runtime-error", f"{type(e).__name__}: {e}"[:500]

@@ -57,12 +57,15 @@ class Peer:
     """Another implementation of the same problem, timed in the same run (kind ``peer`` rows).
 
     ``prepare(contract, shape, point)`` returns the call, or a string saying why the peer cannot
-    solve this instance (the row is then ``skipped`` with that detail).
+    solve this instance (the row is then ``skipped`` with that detail). ``tolerance`` replaces the
+    contract's only where the peer computes the same information at a documented lower precision
+    (a float32 logsumexp from which (m, l) are derived); the title must say why.
     """
 
     name: str
     title: str
     prepare: Callable[["Contract", Shape, Point], "PeerCall | str"]
+    tolerance: "dict[str, Tolerance] | None" = None
 
 
 def uniform01(rng: Any, count: int) -> Any:
@@ -119,7 +122,10 @@ class Contract(ABC):
         """The input dtype of a parameter point (its ``dtype`` parameter; float32 if none)."""
         return str(point.get("dtype", "float32"))
 
-    def tolerance_for(self, point: Point) -> Tolerance:
+    def tolerance_for(self, point: Point, peer: "Peer | None" = None) -> Tolerance:
+        """The tolerance of a point's dtype; a peer's own tolerance where it declares one."""
+        if peer is not None and peer.tolerance is not None:
+            return peer.tolerance[self.dtype_of(point)]
         return self.tolerance[self.dtype_of(point)]
 
     @abstractmethod

@@ -177,14 +177,20 @@ class RowSoftmaxState(Contract):
         return (
             Peer("torch-eager",
                  "PyTorch eager: torch.logsumexp(x, dim=1) (bf16: x.float() first) timed; (m, l) derived "
-                 "outside the timing, l limited to |lse| * 2^-24 relative", _torch_eager),
+                 "outside the timing, l limited to |lse| * 2^-24 relative", _torch_eager, _LSE_TOLERANCE),
             Peer("torch-compile",
                  "torch.compile of the same call, static shapes; (m, l) derived outside the timing",
-                 _torch_compile),
+                 _torch_compile, _LSE_TOLERANCE),
         )
 
 
 # --- peers -----------------------------------------------------------------------------------------
+
+
+# A float32 logsumexp holds lse = m + log l to half an ulp of |lse|: 2^-10 / 2 absolute at the
+# contract's |x| up to 1e4, so l = exp(lse - m) is off by up to ~5e-4 relative. Twice that bound;
+# m is derived exactly (amax), so only l uses the slack.
+_LSE_TOLERANCE = {dtype: Tolerance(max_rel=1e-3, rel_l2=1e-3) for dtype in ("float32", "bfloat16")}
 
 
 def _logsumexp_torch(x: Any) -> Any:

@@ -134,7 +134,7 @@ def test_peer_output_is_within_tolerance_of_the_reference(case: PeerCase) -> Non
     outputs = prepared(inputs)
     cupy.cuda.get_current_stream().synchronize()
     ref = contract.reference(inputs, shape, point, cupy)
-    tol = contract.tolerance_for(point)
+    tol = contract.tolerance_for(point, peer)
     for spec in contract.outputs(shape, point):
         got = outputs[spec.name]
         assert got.dtype == storage_dtype(spec.dtype) and got.size == spec.count, (spec, got.dtype, got.shape)

@@ -51,6 +51,10 @@ def test_every_point_passes_at_the_small_verification_shapes(rid: str) -> None:
     rows = verify_realization(CATALOG, rid, shapes=shapes)
     assert len(rows) == len(realization.points()) * len(shapes)
     bad = [(r.params, r.shape, r.status, r.detail) for r in rows if r.status != "passed"]
+    if bad and realization.status == "draft":
+        # A draft may fail: it is not yet claimed correct (and a cautionary realization, such as
+        # the naive sum of squares, exists to show its failure). Verified ones must pass.
+        pytest.xfail(f"draft fails verification: {bad[:2]}")
     assert not bad, bad[:5]  # passing includes each point's tolerance and declared determinism
     if realization.determinism == "bitwise":
         assert all(r.deterministic for r in rows)
