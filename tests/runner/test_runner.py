@@ -42,26 +42,50 @@ def test_resolve_point_defaults_dtype_and_checks_values() -> None:
         resolve_point(r, {"threads": 128}, "float32")
 
 
+def _run_cases() -> list[tuple[str, str, str | None]]:
+    """(realization, dtype, op) for every declared float dtype and op of every runnable realization."""
+    cases = []
+    for rid in RUNNABLE:
+        r = CATALOG.realizations[rid]
+        for dtype in (d for d in r.params.get("dtype", ("float32",)) if d in ("float32", "bfloat16")):
+            for op in r.params.get("op", (None,)):
+                cases.append((rid, str(dtype), op))
+    return cases
+
+
+def _elements(shape: dict[str, int]) -> int:
+    count = 1
+    for value in shape.values():
+        count *= value
+    return count
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("rid", RUNNABLE)
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-@pytest.mark.parametrize("op", ["sum", "max"])
-def test_run_matches_reference(rid: str, dtype: str, op: str) -> None:
+@pytest.mark.parametrize(("rid", "dtype", "op"), _run_cases(), ids=lambda v: str(v))
+def test_run_matches_reference(rid: str, dtype: str, op: str | None) -> None:
+    """epldb.run, as a user calls it, on the contract's inputs at a modest odd shape."""
     import cupy
 
+    from epldb.contracts.dtypes import to_float64
+    from epldb.verify import error_figures
+
     r = CATALOG.realizations[rid]
-    if dtype not in r.params.get("dtype", ("float32",)) or op not in r.params.get("op", ("sum",)):
-        pytest.skip(f"{rid} does not declare {dtype}/{op}")
     contract = get_contract(CATALOG.primitives[r.primitive].contract)
-    shape = {"n": 100_003}
-    point = resolve_point(r, {"op": op}, dtype)
-    host = contract.make_inputs(shape, dtype, point, make_rng(np, 7))
-    x = cupy.asarray(host["x"])
-    out = epldb_run(rid, x, dtype=dtype, op=op)
-    ref = contract.reference(host, shape, point)["partials"]
-    got = cupy.asnumpy(out).astype(np.float64)
-    assert got.shape == ref.shape
-    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-4 * np.abs(ref).max())
+    shape = min((s for s in contract.verify_shapes if _elements(s) > 1000), key=_elements)
+    params = {"op": op} if op is not None else {}
+    point = resolve_point(r, params, dtype)
+    host = contract.make_inputs(dict(shape), dtype, point, make_rng(np, 7))
+    out = epldb_run(rid, *(cupy.asarray(host[n]) for n in contract.input_names), dtype=dtype, **params)
+    outs = out if isinstance(out, tuple) else (out,)
+    ref = contract.reference(host, dict(shape), point)
+    tol = contract.tolerance_for(point)
+    for spec, got in zip(contract.outputs(dict(shape), point), outs, strict=True):
+        assert got.size == spec.count
+        fig = error_figures(cupy.asnumpy(to_float64(got, spec.dtype, cupy)), ref[spec.name])
+        if fig.nan or fig.max_rel > tol.max_rel:
+            if r.status == "draft":
+                pytest.xfail(f"draft: '{spec.name}' error {fig.max_rel:.3g}, {fig.nan} non-finite")
+        assert fig.nan == 0 and fig.max_rel <= tol.max_rel, (spec.name, fig, tol)
 
 
 @pytest.mark.gpu
