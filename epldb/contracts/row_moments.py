@@ -50,8 +50,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from epldb.contracts.base import Arrays, ArraySpec, Contract, Peer, PeerCall, Point, Shape, Tolerance, uniform01
-from epldb.contracts.dtypes import from_float64, itemsize, to_float64
+from epldb.contracts.base import (
+    Arrays,
+    Contract,
+    Peer,
+    PeerCall,
+    Point,
+    Shape,
+    Tolerance,
+    uniform01,
+)
+from epldb.contracts.dtypes import from_float64, to_float64
+from epldb.contracts.rows import RowContract
 
 #: log10 range of |offset| per dtype (log-uniform), and the std range [1, 2) shared by both.
 OFFSET_LOG10: dict[str, tuple[float, float]] = {
@@ -60,32 +70,12 @@ OFFSET_LOG10: dict[str, tuple[float, float]] = {
 }
 
 
-class RowMoments(Contract):
+class RowMoments(RowContract):
     name: ClassVar[str] = "row-moments"
     summary: ClassVar[str] = (
         "Mean and population variance (float32) of each row of a row-major [rows, cols] matrix whose rows have mean >> std."
     )
-    shape_vars: ClassVar[tuple[str, ...]] = ("rows", "cols")
-    input_names: ClassVar[tuple[str, ...]] = ("x",)
     output_names: ClassVar[tuple[str, ...]] = ("mean", "var")
-    verify_shapes: ClassVar[tuple[Shape, ...]] = (
-        {"rows": 1, "cols": 1},
-        {"rows": 3, "cols": 31},
-        {"rows": 7, "cols": 4097},
-        {"rows": 1031, "cols": 257},
-        {"rows": 5, "cols": 100_003},
-        {"rows": 33, "cols": 8},  # one 16-byte vector per bf16 row, two per fp32 row: every state merge is a tree merge
-        {"rows": 1029, "cols": 1032},  # aligned rows, vectors ragged against every block size
-        {"rows": 997, "cols": 65_544},  # large (65 M elements, beyond L2), aligned, ragged last round
-    )
-    bench_shapes_full: ClassVar[tuple[Shape, ...]] = (
-        {"rows": 262_144, "cols": 256},
-        {"rows": 32_768, "cols": 1024},
-        {"rows": 16_384, "cols": 4096},
-        {"rows": 4096, "cols": 16_384},
-        {"rows": 1024, "cols": 65_536},
-        {"rows": 128, "cols": 262_144},
-    )
     bench_shapes_quick: ClassVar[tuple[Shape, ...]] = (
         {"rows": 262_144, "cols": 256},
         {"rows": 4096, "cols": 16_384},
@@ -95,19 +85,6 @@ class RowMoments(Contract):
         "float32": Tolerance(max_rel=1e-3, rel_l2=1e-3),
         "bfloat16": Tolerance(max_rel=1e-5, rel_l2=1e-5),
     }
-
-    def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
-        return [ArraySpec("x", self.dtype_of(point), shape["rows"] * shape["cols"])]
-
-    def outputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
-        return [ArraySpec("mean", "float32", shape["rows"]), ArraySpec("var", "float32", shape["rows"])]
-
-    def shape_of(self, arrays: Arrays, point: Point) -> Shape:
-        """Rows and columns of ``x``: a 2-D array's shape; a 1-D array is one row."""
-        x = arrays["x"]
-        if getattr(x, "ndim", 1) == 2:
-            return {"rows": int(x.shape[0]), "cols": int(x.shape[1])}
-        return {"rows": 1, "cols": int(x.size)}
 
     def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
         rows, cols = shape["rows"], shape["cols"]
@@ -124,9 +101,6 @@ class RowMoments(Contract):
         mean = x.mean(axis=1)
         var = ((x - mean[:, None]) ** 2).mean(axis=1)
         return {"mean": mean, "var": var}
-
-    def bytes_moved(self, shape: Shape, point: Point) -> int:
-        return shape["rows"] * shape["cols"] * itemsize(self.dtype_of(point)) + 8 * shape["rows"]
 
     def flops(self, shape: Shape, point: Point) -> int:
         return 3 * shape["rows"] * shape["cols"]

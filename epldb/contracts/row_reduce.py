@@ -26,7 +26,6 @@ import numpy as np
 
 from epldb.contracts.base import (
     Arrays,
-    ArraySpec,
     Contract,
     Peer,
     Point,
@@ -34,35 +33,16 @@ from epldb.contracts.base import (
     Tolerance,
     wide_range_values,
 )
-from epldb.contracts.dtypes import from_float64, itemsize, to_float64
+from epldb.contracts.dtypes import from_float64, to_float64
 from epldb.contracts.peers import cupy_peer, torch_compile_peer, torch_eager_peer
+from epldb.contracts.rows import RowContract
 
 
-class RowReduce(Contract):
+class RowReduce(RowContract):
     name: ClassVar[str] = "row-reduce"
     summary: ClassVar[str] = "Each row of a row-major [rows, cols] matrix reduced to one float32 (sum or max)."
-    shape_vars: ClassVar[tuple[str, ...]] = ("rows", "cols")
-    input_names: ClassVar[tuple[str, ...]] = ("x",)
     output_names: ClassVar[tuple[str, ...]] = ("out",)
     required_params: ClassVar[tuple[str, ...]] = ("op",)
-    verify_shapes: ClassVar[tuple[Shape, ...]] = (
-        {"rows": 1, "cols": 1},
-        {"rows": 3, "cols": 31},
-        {"rows": 7, "cols": 4097},
-        {"rows": 1031, "cols": 257},
-        {"rows": 5, "cols": 100_003},
-        {"rows": 33, "cols": 8},  # one 16-byte vector per bf16 row, two per fp32 row
-        {"rows": 1029, "cols": 1032},  # aligned rows, vectors ragged against every lane count
-        {"rows": 997, "cols": 65_544},  # large (65 M elements, beyond L2), aligned, ragged slices
-    )
-    bench_shapes_full: ClassVar[tuple[Shape, ...]] = (
-        {"rows": 262_144, "cols": 256},
-        {"rows": 32_768, "cols": 1024},
-        {"rows": 16_384, "cols": 4096},
-        {"rows": 4096, "cols": 16_384},
-        {"rows": 1024, "cols": 65_536},
-        {"rows": 128, "cols": 262_144},
-    )
     bench_shapes_quick: ClassVar[tuple[Shape, ...]] = (
         {"rows": 262_144, "cols": 256},
         {"rows": 128, "cols": 262_144},
@@ -82,19 +62,6 @@ class RowReduce(Contract):
     def op(point: Point) -> str:
         return str(point.get("op", "sum"))
 
-    def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
-        return [ArraySpec("x", self.dtype_of(point), shape["rows"] * shape["cols"])]
-
-    def outputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
-        return [ArraySpec("out", "float32", shape["rows"])]
-
-    def shape_of(self, arrays: Arrays, point: Point) -> Shape:
-        """Rows and columns of ``x``: a 2-D array's shape; a 1-D array is one row."""
-        x = arrays["x"]
-        if getattr(x, "ndim", 1) == 2:
-            return {"rows": int(x.shape[0]), "cols": int(x.shape[1])}
-        return {"rows": 1, "cols": int(x.size)}
-
     def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
         rows, cols = shape["rows"], shape["cols"]
         values = wide_range_values(rng, rows * cols, xp)
@@ -104,9 +71,6 @@ class RowReduce(Contract):
         x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
         out = x.sum(axis=1) if self.op(point) == "sum" else x.max(axis=1)
         return {"out": out}
-
-    def bytes_moved(self, shape: Shape, point: Point) -> int:
-        return shape["rows"] * shape["cols"] * itemsize(self.dtype_of(point)) + 4 * shape["rows"]
 
     def flops(self, shape: Shape, point: Point) -> int:
         return shape["rows"] * (shape["cols"] - 1)

@@ -52,7 +52,6 @@ import numpy as np
 
 from epldb.contracts.base import (
     Arrays,
-    ArraySpec,
     Contract,
     Peer,
     PeerCall,
@@ -61,7 +60,8 @@ from epldb.contracts.base import (
     Tolerance,
     uniform01,
 )
-from epldb.contracts.dtypes import from_float64, itemsize, to_float64
+from epldb.contracts.dtypes import from_float64, to_float64
+from epldb.contracts.rows import RowContract
 
 #: Magnitudes of the in-row values: [SPREAD_MIN, SPREAD_MIN + SPREAD).
 SPREAD_MIN = 2.0**-6
@@ -96,33 +96,13 @@ def softmax_state_float64(x: Any, xp: Any = np) -> tuple[Any, Any]:
     return m, l
 
 
-class RowSoftmaxState(Contract):
+class RowSoftmaxState(RowContract):
     name: ClassVar[str] = "row-softmax-state"
     summary: ClassVar[str] = (
         "Per row of a row-major [rows, cols] matrix: m = max and l = sum exp(x - m), float32 "
         "(all -inf row: m = -inf, l = 0)."
     )
-    shape_vars: ClassVar[tuple[str, ...]] = ("rows", "cols")
-    input_names: ClassVar[tuple[str, ...]] = ("x",)
     output_names: ClassVar[tuple[str, ...]] = ("m", "l")
-    verify_shapes: ClassVar[tuple[Shape, ...]] = (
-        {"rows": 1, "cols": 1},
-        {"rows": 3, "cols": 31},
-        {"rows": 7, "cols": 4097},
-        {"rows": 1031, "cols": 257},
-        {"rows": 5, "cols": 100_003},
-        {"rows": 33, "cols": 8},  # one 16-byte vector per bf16 row, two per fp32 row
-        {"rows": 1029, "cols": 1032},  # aligned rows, vectors ragged against every lane count
-        {"rows": 997, "cols": 65_544},  # large (65 M elements, beyond L2), aligned, ragged slices
-    )
-    bench_shapes_full: ClassVar[tuple[Shape, ...]] = (
-        {"rows": 262_144, "cols": 256},
-        {"rows": 32_768, "cols": 1024},
-        {"rows": 16_384, "cols": 4096},
-        {"rows": 4096, "cols": 16_384},
-        {"rows": 1024, "cols": 65_536},
-        {"rows": 128, "cols": 262_144},
-    )
     bench_shapes_quick: ClassVar[tuple[Shape, ...]] = (
         {"rows": 262_144, "cols": 256},
         {"rows": 16_384, "cols": 4096},
@@ -132,19 +112,6 @@ class RowSoftmaxState(Contract):
         "float32": Tolerance(max_rel=2e-5, rel_l2=2e-5),
         "bfloat16": Tolerance(max_rel=2e-5, rel_l2=2e-5),
     }
-
-    def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
-        return [ArraySpec("x", self.dtype_of(point), shape["rows"] * shape["cols"])]
-
-    def outputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
-        return [ArraySpec("m", "float32", shape["rows"]), ArraySpec("l", "float32", shape["rows"])]
-
-    def shape_of(self, arrays: Arrays, point: Point) -> Shape:
-        """Rows and columns of ``x``: a 2-D array's shape; a 1-D array is one row."""
-        x = arrays["x"]
-        if getattr(x, "ndim", 1) == 2:
-            return {"rows": int(x.shape[0]), "cols": int(x.shape[1])}
-        return {"rows": 1, "cols": int(x.size)}
 
     def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
         rows, cols = shape["rows"], shape["cols"]
@@ -162,9 +129,6 @@ class RowSoftmaxState(Contract):
         x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
         m, l = softmax_state_float64(x, xp)
         return {"m": m, "l": l}
-
-    def bytes_moved(self, shape: Shape, point: Point) -> int:
-        return shape["rows"] * shape["cols"] * itemsize(self.dtype_of(point)) + 8 * shape["rows"]
 
     def flops(self, shape: Shape, point: Point) -> int:
         # Per element: max, subtract, scale by log2 e, exponential, add.
