@@ -8,7 +8,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-from epldb.cli import catalog_commands
 from epldb.cli.common import EXIT_USAGE, UsageError
 
 # Each command module exposes ``register(subparsers)``; the parser sets ``func`` per command.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
-from dataclasses import asdict, fields, is_dataclass
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 from epldb.catalog import Catalog

@@ -24,7 +24,7 @@ from epldb.site.charts import Chart, Series, write_chart
 from epldb.site.data import SiteData
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
-from epldb.site.html import Page, badge, check, dash, gbps, ms, nbytes, pct, sci, table
+from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -588,7 +588,7 @@ def _launch_plan(r: Realization) -> str:
 def _kernel_source(site: Site, page: Page, r: Realization) -> None:
     root = site.cat.root
     path = root / r.kernel_path
-    page.raw(f"<div><p>Entry points: " + ", ".join(
+    page.raw("<div><p>Entry points: " + ", ".join(
         f"<code>{esc(e.name)}</code> = <code>{esc(e.expression)}</code>" for e in r.kernel.entries) + "</p></div>")
     try:
         source = path.read_text(encoding="utf-8")

@@ -1,6 +1,5 @@
 """NVRTC logs, captured from NVRTC 13.5, read as diagnostics with file, line and column."""
 
-from pathlib import Path
 
 from epldb.compile.nvrtc import diagnostics, repo_path
 
