@@ -296,8 +296,22 @@ def bench_command(
     return EXIT_FAILED if any(r.status in FAILED for r in all_rows if r.kind == "realization") else EXIT_OK
 
 
+#: Shape variables that lead a shape's label, in this order; any others follow, sorted. Evidence
+#: files store shapes as canonical JSON (keys sorted: cols before rows), so the order is fixed here.
+_SHAPE_LEAD = ("rows", "cols")
+
+
+def shape_label(shape: dict[str, Any]) -> str:
+    """Every shape variable, ``name=value`` joined by commas: ``n=1048576``, ``rows=262144,cols=256``.
+    Two shapes with the same element count (262144x256 and 16384x4096) get different labels."""
+    keys = [k for k in _SHAPE_LEAD if k in shape] + sorted(k for k in shape if k not in _SHAPE_LEAD)
+    return ",".join(f"{k}={shape[k]}" for k in keys)
+
+
 def bench_table(rows: list[Row]) -> str:
-    """Ceilings, then per subject and dtype (and op): the best row at the largest and smallest shape."""
+    """Ceilings, then per subject and dtype (and op): the best row at every shape of the largest and
+    of the smallest element count. A 1-D contract shows two rows (largest n, smallest n); a 2-D one
+    shows each rows x cols shape at those counts on its own row, even where counts are equal."""
     lines = []
     for r in rows:
         if r.kind == "ceiling":
@@ -309,9 +323,13 @@ def bench_table(rows: list[Row]) -> str:
     for (kind, subject, dtype, op), rs in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][3], kv[0][0] != "realization", kv[0][1])):
         sizes = sorted({math.prod(r.shape.values()) for r in rs})
         for size in (sizes[-1], sizes[0]) if len(sizes) > 1 else sizes:
-            at = [r for r in rs if math.prod(r.shape.values()) == size]
-            best = max(at, key=lambda r: r.gbps or 0.0)
-            params = ",".join(f"{k}={v}" for k, v in sorted(best.params.items()) if k not in ("dtype", "op"))
-            lines.append([subject, dtype, op, f"n={size}", _fmt(best.gbps, ".0f"), _fmt(best.frac_ceiling, ".2f"),
-                          _fmt(best.time_ms_median, ".4f"), params])
+            by_shape: dict[str, list[Row]] = {}  # first-seen order: the order the bench ran them
+            for r in rs:
+                if math.prod(r.shape.values()) == size:
+                    by_shape.setdefault(shape_label(r.shape), []).append(r)
+            for label, at in by_shape.items():
+                best = max(at, key=lambda r: r.gbps or 0.0)
+                params = ",".join(f"{k}={v}" for k, v in sorted(best.params.items()) if k not in ("dtype", "op"))
+                lines.append([subject, dtype, op, label, _fmt(best.gbps, ".0f"), _fmt(best.frac_ceiling, ".2f"),
+                              _fmt(best.time_ms_median, ".4f"), params])
     return _table(lines, ["subject", "dtype", "op", "shape", "GB/s", "frac", "ms (median)", "best params"])

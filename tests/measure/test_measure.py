@@ -9,7 +9,7 @@ import pytest
 
 import epldb
 from epldb.evidence import Row, read_rows
-from epldb.measure import ProgressBar, bench_table, verify_command, verify_table
+from epldb.measure import ProgressBar, bench_table, shape_label, verify_command, verify_table
 
 CATALOG = epldb.load(lint=False)
 
@@ -36,6 +36,32 @@ def test_bench_table() -> None:
     assert lines[2].split()[:2] == ["ceiling/read", "4000"]
     assert lines[3].split()[:6] == ["a/x", "float32", "sum", "n=268435456", "3800", "0.95"]
     assert lines[4].split()[3] == "n=1048576"
+
+
+def _row_2d(subject: str, rows: int, cols: int, gbps: float, block: int = 256) -> Row:
+    # As read back from an evidence file: canonical JSON, so "cols" comes before "rows".
+    return Row(subject, "realization", {"block": block, "dtype": "float32"}, "float32",
+               {"cols": cols, "rows": rows}, "passed", gbps=gbps, frac_ceiling=gbps / 4637.0, time_ms_median=0.07)
+
+
+def test_shape_label_names_every_variable() -> None:
+    assert shape_label({"n": 1 << 20}) == "n=1048576"
+    assert shape_label({"cols": 256, "rows": 262_144}) == "rows=262144,cols=256"
+    assert shape_label({"cols": 4096, "rows": 16_384}) != shape_label({"cols": 256, "rows": 262_144})
+
+
+def test_bench_table_keeps_2d_shapes_of_equal_size_apart() -> None:
+    # 262144x256 and 16384x4096 hold the same 2^26 elements; before, both printed as n=67108864
+    # and only the faster one survived. Each shape keeps its own best row now.
+    rows = [_row_2d("p/x", 262_144, 256, 467.0), _row_2d("p/x", 262_144, 256, 223.0, block=512),
+            _row_2d("p/x", 16_384, 4096, 3868.0), _row_2d("p/x", 16_384, 4096, 2309.0, block=512),
+            _row_2d("p/x", 128, 262_144, 3585.0, block=512)]
+    lines = bench_table(rows).splitlines()[2:]
+    # No op for these rows: its column is blank, so the shape is the third word.
+    assert [ln.split()[2:4] for ln in lines] == [["rows=262144,cols=256", "467"],
+                                                 ["rows=16384,cols=4096", "3868"],
+                                                 ["rows=128,cols=262144", "3585"]]
+    assert lines[0].split()[-1] == "block=256" and lines[2].split()[-1] == "block=512"
 
 
 def test_progress_bar_without_a_terminal() -> None:
