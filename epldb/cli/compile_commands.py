@@ -34,7 +34,8 @@ def select_realizations(catalog, ids: list[str]) -> list[Realization]:  # type: 
 
 
 def compile_command(args: argparse.Namespace) -> int:
-    from epldb.compile import builds_as_dicts, compile_realization, format_table
+    from epldb.compile import builds_as_dicts, format_table
+    from epldb.validate_deep import compile_all
 
     catalog = load_catalog(args)
     if not catalog.ok:
@@ -42,14 +43,14 @@ def compile_command(args: argparse.Namespace) -> int:
         print("the catalog has errors; fix them first (`epldb validate --schema-only`)", file=sys.stderr)
         return EXIT_INVALID
     realizations = select_realizations(catalog, args.ids)
-    builds = []
+    jobs = []
     for r in realizations:
         targets = [t for t in r.targets if not args.target or t in args.target]
         if args.target and not targets:
             print(f"{r.id}: declares none of {', '.join(args.target)} (targets: {', '.join(r.targets)})",
                   file=sys.stderr)
-        for target in targets:
-            builds.append(compile_realization(catalog.root, r, target))
+        jobs += [(r, target) for target in targets]
+    builds = compile_all(catalog.root, jobs)
     problems = [p for b in builds for p in b.problems]
     if args.json:
         dump_json({"builds": builds_as_dicts(builds), "problems": [p.as_dict() for p in problems]})
