@@ -94,7 +94,9 @@ class Catalog:
 
     def get(self, record_id: str) -> Record | None:
         """Any record by id (realization ids contain a '/', so ids never collide across kinds
-        except between features, primitives and operators, which are looked up in that order)."""
+        except between features, primitives and operators, which are looked up in that order;
+        primitive and operator ids must differ, lint rule subject-ids-distinct, since both name
+        realization folders)."""
         for mapping in (self.realizations, self.primitives, self.features, self.operators):
             if record_id in mapping:
                 return mapping[record_id]  # type: ignore[return-value]
@@ -114,9 +116,44 @@ class Catalog:
     def kind_of(self, record: Record) -> str:
         return type(record).__name__.lower()
 
-    def realizations_of(self, primitive_id: str) -> list[Realization]:
-        """The realizations of one primitive, by id."""
-        return [r for r in self.realizations.values() if r.primitive == primitive_id]
+    def realizations_of(self, subject_id: str) -> list[Realization]:
+        """The realizations of one subject, a primitive or an operator, by id."""
+        return [r for r in self.realizations.values() if r.subject == subject_id]
+
+    def subject_of(self, realization: Realization) -> Primitive | Operator | None:
+        """The primitive or operator record a realization realizes, or None when it is not in the catalog."""
+        if realization.primitive is not None:
+            return self.primitives.get(realization.primitive)
+        if realization.operator is not None:
+            return self.operators.get(realization.operator)
+        return None
+
+    def contract_name_of(self, realization: Realization) -> str | None:
+        """The name of the measurement contract a realization is verified and timed under: its
+        primitive's ``contract``, or, for an operator realization, the operator's. None when the
+        subject is missing or names none (whether the name is known is ``epldb.contracts``' business)."""
+        subject = self.subject_of(realization)
+        return subject.contract if subject is not None else None
+
+    def families_of(self, realization: Realization) -> set[str]:
+        """The families a realization belongs to: its primitive's, or for an operator realization the
+        families of the primitives in the operator's decomposition."""
+        subject = self.subject_of(realization)
+        if isinstance(subject, Primitive):
+            return {subject.family}
+        if isinstance(subject, Operator):
+            return {p.family for pid in subject.primitives if (p := self.primitives.get(pid)) is not None}
+        return set()
+
+    def features_of(self, realization: Realization) -> set[str]:
+        """The features a realization exploits: its primitive's, or for an operator realization the
+        features its operator shows."""
+        subject = self.subject_of(realization)
+        if isinstance(subject, Primitive):
+            return set(subject.features)
+        if isinstance(subject, Operator):
+            return {f.feature for f in subject.features}
+        return set()
 
     def primitives_where(self, *, family: str | None = None, feature: str | None = None) -> list[Primitive]:
         """Primitives of a family and/or exploiting a feature."""
@@ -127,14 +164,21 @@ class Catalog:
         ]
 
     def realizations_where(
-        self, *, family: str | None = None, feature: str | None = None, primitive: str | None = None
+        self, *, family: str | None = None, feature: str | None = None, primitive: str | None = None,
+        operator: str | None = None,
     ) -> list[Realization]:
-        """Realizations whose primitive is of a family, exploits a feature, or is the one named."""
-        keep = {p.id for p in self.primitives_where(family=family, feature=feature)}
+        """Realizations of a family, exploiting a feature, and/or of the primitive or operator named.
+        An operator realization counts in every family of its operator's decomposition and for every
+        feature its operator shows (``families_of``, ``features_of``); a realization whose subject is
+        missing from the catalog matches no family or feature filter."""
         return [
             r
             for r in self.realizations.values()
-            if r.primitive in keep and (primitive is None or r.primitive == primitive)
+            if self.subject_of(r) is not None
+            and (family is None or family in self.families_of(r))
+            and (feature is None or feature in self.features_of(r))
+            and (primitive is None or r.primitive == primitive)
+            and (operator is None or r.operator == operator)
         ]
 
     def operators_using(self, primitive_id: str) -> list[Operator]:

@@ -73,12 +73,13 @@ def _fmt(v: float | None, spec: str) -> str:
 
 
 def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] | None:
-    """The realization ids to run: those named, or every realization whose primitive has a contract."""
+    """The realization ids to run: those named, or every realization whose subject (primitive or
+    operator) has a contract."""
     from epldb.contracts import get_contract
 
     if ids:
         unknown = [i for i in ids if i not in catalog.realizations]
-        # A primitive id selects all of its realizations.
+        # A primitive or operator id selects all of its realizations.
         chosen: list[str] = []
         for i in ids:
             if i in catalog.realizations:
@@ -90,8 +91,7 @@ def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] |
             print(f"unknown realization(s): {', '.join(unknown)}", file=out)
             return None
         return list(dict.fromkeys(chosen))
-    return [r.id for r in catalog.realizations.values()
-            if catalog.primitives.get(r.primitive) and get_contract(catalog.primitives[r.primitive].contract)]
+    return [r.id for r in catalog.realizations.values() if get_contract(catalog.contract_name_of(r))]
 
 
 def _filter_points(points: list[dict[str, Any]], where: dict[str, list[str]] | None) -> list[dict[str, Any]]:

@@ -126,7 +126,13 @@ ParamValue = int | str | bool
 
 @dataclass(frozen=True)
 class Realization(Record):
-    primitive: str = ""
+    """A realization of one subject: a primitive (``primitive`` set) or a whole operator composed from
+    building blocks (``operator`` set, ``composes`` naming the blocks). The schema allows either field;
+    the lint rule realizes-one-subject requires exactly one, so a linted catalog has one of them."""
+
+    primitive: str | None = None
+    operator: str | None = None
+    composes: tuple[str, ...] = ()
     summary: str = ""
     status: str = "draft"
     strategy: tuple[Phase, ...] = ()
@@ -140,8 +146,19 @@ class Realization(Record):
     notes: str | None = None
 
     @property
+    def subject(self) -> str:
+        """The id of what this realizes: its primitive, else its operator ('' when neither is given,
+        which lint reports). It is also the folder the record lives in and the first part of its id."""
+        return self.primitive or self.operator or ""
+
+    @property
+    def subject_kind(self) -> str:
+        """'primitive' or 'operator': the kind of record ``subject`` names."""
+        return "operator" if self.primitive is None and self.operator is not None else "primitive"
+
+    @property
     def name(self) -> str:
-        """The realization's own name, the part of the id after the primitive."""
+        """The realization's own name, the part of the id after the subject."""
         return self.id.split("/", 1)[1]
 
     @property
@@ -175,6 +192,7 @@ class Operator(Record):
     features: tuple[OperatorFeature, ...] = ()
     decomposition: tuple[Stage, ...] = ()
     peers: tuple[str, ...] = ()
+    contract: str | None = None  # the measurement contract of the operator's own realizations
     notes: str | None = None
 
     @property
@@ -222,7 +240,9 @@ def realization_from(data: dict[str, Any], file: str, source: SourceMap) -> Real
     sass = claims.get("sass", {})
     return Realization(
         **_common(data, file, source),
-        primitive=data["primitive"],
+        primitive=data.get("primitive"),
+        operator=data.get("operator"),
+        composes=tuple(data.get("composes", ())),
         summary=data["summary"],
         status=data["status"],
         strategy=tuple(Phase(p["name"], p["text"]) for p in data["strategy"]),
@@ -253,5 +273,6 @@ def operator_from(data: dict[str, Any], file: str, source: SourceMap) -> Operato
         features=tuple(OperatorFeature(f["feature"], f["where"]) for f in data["features"]),
         decomposition=tuple(Stage(s["name"], s["primitive"], s["role"]) for s in data["decomposition"]),
         peers=tuple(data["peers"]),
+        contract=data.get("contract"),
         notes=data.get("notes"),
     )

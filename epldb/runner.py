@@ -142,12 +142,15 @@ def default_catalog(root: Path | None = None) -> "Catalog":
 
 
 def contract_of(catalog: "Catalog", realization: Realization) -> Contract:
-    primitive = catalog.primitives.get(realization.primitive)
-    if primitive is None:
-        raise RunError("skipped", f"primitive '{realization.primitive}' is not in the catalog")
-    contract = get_contract(primitive.contract)
+    """The measurement contract a realization runs under: its primitive's, or its operator's for an
+    operator realization (``Catalog.contract_name_of``); RunError 'skipped' when there is none."""
+    kind, subject_id = realization.subject_kind, realization.subject
+    subject = catalog.subject_of(realization)
+    if subject is None:
+        raise RunError("skipped", f"{kind} '{subject_id}' is not in the catalog")
+    contract = get_contract(subject.contract)
     if contract is None:
-        raise RunError("skipped", f"primitive '{primitive.id}' names no known contract ({primitive.contract!r})")
+        raise RunError("skipped", f"{kind} '{subject.id}' names no known contract ({subject.contract!r})")
     return contract
 
 

@@ -18,7 +18,7 @@ from epldb.cli.common import (
     summary_counts,
     table,
 )
-from epldb.records import Record
+from epldb.records import Realization, Record
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -104,7 +104,7 @@ def list_records(args: argparse.Namespace) -> int:
                     **({"status": r.status} if hasattr(r, "status") else {})} for r in rows])
     else:
         print(table([[_record_kind(r), r.id, getattr(r, "family", "") or
-                      getattr(cat.primitives.get(getattr(r, "primitive", "")), "family", ""),
+                      (", ".join(sorted(cat.families_of(r))) if isinstance(r, Realization) else ""),
                       getattr(r, "status", ""), r.title] for r in rows],
                     ["kind", "id", "family", "status", "title"]))
         print(f"{len(rows)} record(s)")
@@ -133,7 +133,7 @@ def show(args: argparse.Namespace) -> int:
         raise UsageError(f"no record '{args.id}'{hint}")
     payload = {"kind": _record_kind(record), **_plain(record)}
     derived: dict[str, Any] = {}
-    if _record_kind(record) == "primitive":
+    if _record_kind(record) in ("primitive", "operator"):
         derived["realizations"] = [r.id for r in cat.realizations_of(record.id)]
     if _record_kind(record) == "feature":
         derived["primitives"] = [p.id for p in cat.primitives_where(feature=record.id)]

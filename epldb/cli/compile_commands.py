@@ -19,17 +19,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def select_realizations(catalog, ids: list[str]) -> list[Realization]:  # type: ignore[no-untyped-def]
-    """Realizations named directly or through their primitive; all when no id is given."""
+    """Realizations named directly or through their primitive or operator; all when no id is given."""
     if not ids:
         return list(catalog.realizations.values())
     chosen: dict[str, Realization] = {}
     for rid in ids:
         if rid in catalog.realizations:
             chosen[rid] = catalog.realizations[rid]
-        elif rid in catalog.primitives:
+        elif rid in catalog.primitives or rid in catalog.operators:
             chosen.update({r.id: r for r in catalog.realizations_of(rid)})
         else:
-            raise UsageError(f"no realization or primitive '{rid}'; `epldb list --kind realization` shows them")
+            raise UsageError(f"no realization, primitive or operator '{rid}'; `epldb list --kind realization` "
+                             "shows them")
     return list(chosen.values())
 
 

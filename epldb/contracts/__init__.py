@@ -1,4 +1,5 @@
-"""Measurement contracts by name (the ``contract:`` field of a primitive record)."""
+"""Measurement contracts by name (the ``contract:`` field of a primitive record, or of an operator
+record for the operator's own realizations)."""
 
 from __future__ import annotations
 

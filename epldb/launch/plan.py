@@ -325,8 +325,9 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
     if contract is None:
         # Without a contract there are no array or shape names to check against: say that once,
         # and still check that every expression parses.
-        add(("launch",), f"primitive '{realization.primitive}' names no measurement contract, so this plan's "
-            "arrays and shape variables cannot be checked or run; add `contract:` to the primitive")
+        kind = realization.subject_kind
+        add(("launch",), f"{kind} '{realization.subject}' names no measurement contract, so this plan's "
+            f"arrays and shape variables cannot be checked or run; add `contract:` to the {kind}")
         for path, label, source, _, in_list in _parse_all(realization):
             expr = parse(source)
             if isinstance(expr, ExprError):

@@ -17,7 +17,9 @@ from epldb.lint import (
     operator_primitive_symmetry,
     path_matches_id,
     placeholders_declared,
+    realizes_one_subject,
     references_resolve,
+    subject_ids_distinct,
 )
 from epldb.problems import Problem
 
@@ -39,6 +41,8 @@ def _rule(module: object) -> Rule:
 RULES: tuple[Rule, ...] = tuple(
     _rule(m)
     for m in (
+        realizes_one_subject,
+        subject_ids_distinct,
         path_matches_id,
         references_resolve,
         operator_primitive_symmetry,

@@ -1,4 +1,4 @@
-"""A primitive's ``contract`` names a measurement contract that exists in ``epldb.contracts``."""
+"""A primitive's or operator's ``contract`` names a measurement contract that exists in ``epldb.contracts``."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ RULE = "contract-known"
 
 
 def check(catalog: "Catalog") -> Iterator[Problem]:
-    for p in catalog.primitives.values():
+    for p in (*catalog.primitives.values(), *catalog.operators.values()):
         if p.contract is not None and p.contract not in REGISTRY:
             close = difflib.get_close_matches(p.contract, list(REGISTRY), n=1)
             hint = f"did you mean '{close[0]}'?" if close else "write one there or remove the field"

@@ -33,6 +33,7 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
         if rel.startswith("include/"):
             continue
         if f"kernels/{rel}" not in claimed:
+            subject = "<operator>" if rel.startswith("operators/") else "<primitive>"
             yield Problem(Location(path.relative_to(catalog.root).as_posix()),
-                          "kernel file has no realization record; add catalog/realizations/<primitive>/<name>.yaml "
+                          f"kernel file has no realization record; add catalog/realizations/{subject}/<name>.yaml "
                           f"with kernel.source: {rel}", RULE)

@@ -18,6 +18,4 @@ __all__ = ["RULE", "check"]
 
 def check(catalog: "Catalog") -> Iterator[Problem]:
     for r in catalog.realizations.values():
-        primitive = catalog.primitives.get(r.primitive)
-        contract = get_contract(primitive.contract) if primitive is not None else None
-        yield from check_plan(r, contract)
+        yield from check_plan(r, get_contract(catalog.contract_name_of(r)))

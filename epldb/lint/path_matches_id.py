@@ -1,5 +1,6 @@
 """A record's path is its id: ``features/<id>.yaml``, ``primitives/<family>/<id>.yaml`` (the folder is
-the family), ``realizations/<primitive>/<name>.yaml`` (the folder is the primitive), ``operators/<id>.yaml``."""
+the family), ``realizations/<subject>/<name>.yaml`` (the folder is the primitive or operator realized,
+whichever the record gives), ``operators/<id>.yaml``."""
 
 from __future__ import annotations
 
@@ -27,7 +28,11 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
         if rf.kind == "primitive" and data["family"] != folder:
             yield Problem(source.at(("family",)), f"family '{data['family']}' does not match the folder "
                           f"'{folder}' the record lives in; move the file or change the family", RULE, "$.family")
-        if rf.kind == "realization" and data["primitive"] != folder:
-            yield Problem(source.at(("primitive",)), f"primitive '{data['primitive']}' does not match the folder "
-                          f"'{folder}' the record lives in; move the file or change the primitive", RULE,
-                          "$.primitive")
+        if rf.kind == "realization":
+            # Exactly one subject is realizes-one-subject's to report; here only a lone one is checked.
+            given = [k for k in ("primitive", "operator") if k in data]
+            if len(given) == 1 and data[given[0]] != folder:
+                key = given[0]
+                yield Problem(source.at((key,)), f"{key} '{data[key]}' does not match the folder "
+                              f"'{folder}' the record lives in; move the file or change the {key}", RULE,
+                              f"$.{key}")

@@ -1,5 +1,6 @@
 """Every reference resolves: features and operators named by primitives, features and primitives named
-by operators, the primitive a realization realizes."""
+by operators, the primitive or operator a realization realizes, and the building blocks (realization
+or primitive ids) an operator realization ``composes``."""
 
 from __future__ import annotations
 
@@ -41,6 +42,14 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
         for i, s in enumerate(o.decomposition):
             if s.primitive not in primitives:
                 yield _missing(o, ("decomposition", i, "primitive"), s.primitive, "primitive", catalog.primitives)
+    realizations = set(catalog.realizations) | catalog.invalid_ids("realization")
     for r in catalog.realizations.values():
-        if r.primitive not in primitives:
+        if r.primitive is not None and r.primitive not in primitives:
             yield _missing(r, ("primitive",), r.primitive, "primitive", catalog.primitives)
+        if r.operator is not None and r.operator not in operators:
+            yield _missing(r, ("operator",), r.operator, "operator", catalog.operators)
+        for i, block in enumerate(r.composes):
+            if "/" in block and block not in realizations:
+                yield _missing(r, ("composes", i), block, "realization", catalog.realizations)
+            elif "/" not in block and block not in primitives:
+                yield _missing(r, ("composes", i), block, "primitive", catalog.primitives)

@@ -263,16 +263,23 @@ def _subject_label(subject: str, kind: str) -> str:
 
 
 def _row_primitives(df: "pd.DataFrame", catalog: Catalog) -> list[str]:
-    """The primitive each row is evidence for. Realization rows: the id's first part. Peer and
+    """The subject (primitive, or operator for an operator realization) each row is evidence for; the
+    column is called 'primitive' for history. Realization rows: the id's first part. Peer and
     ceiling rows: a 'primitive' or 'contract' named in their params or as their subject's first part
-    ('block-tile-reduce/torch-eager') when one primitive has that contract, else the one primitive
-    whose realizations the same run measured (peers run beside the realizations they are compared
-    with); '' when that is ambiguous."""
+    ('block-tile-reduce/torch-eager') when one primitive has that contract (else one operator, a
+    contract shared with a primitive going to the primitive), else the one subject whose
+    realizations the same run measured (peers run beside the realizations they are compared with);
+    '' when that is ambiguous."""
     by_contract: dict[str, list[str]] = {}
     for p in catalog.primitives.values():
         if p.contract:
             by_contract.setdefault(p.contract, []).append(p.id)
     contract_of = {c: ids[0] for c, ids in by_contract.items() if len(ids) == 1}
+    by_operator_contract: dict[str, list[str]] = {}
+    for o in catalog.operators.values():
+        if o.contract and o.contract not in by_contract:
+            by_operator_contract.setdefault(o.contract, []).append(o.id)
+    contract_of.update({c: ids[0] for c, ids in by_operator_contract.items() if len(ids) == 1})
     per_run: dict[str, set[str]] = {}
     for run, kind, subject in zip(df["run"], df["kind"], df["subject"]):
         if kind == "realization" and "/" in subject:

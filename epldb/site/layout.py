@@ -1,13 +1,15 @@
 """Where every page lives under ``site_src/``, and relative links between them.
 
-Paths mirror the catalog: a realization's page sits beside its primitive's page, under its family,
-as its kernel does under ``kernels/``:
+Paths mirror the catalog: a realization's page sits beside its subject's page, a primitive
+realization's under the primitive's family, as its kernel does under ``kernels/``; an operator
+realization's beside its operator's page (its kernel is under ``kernels/operators/<operator>/``):
 
     generated/features/<feature>.md
     generated/primitives/<family>/index.md
     generated/primitives/<family>/<primitive>/index.md
     generated/primitives/<family>/<primitive>/<realization>.md
     generated/operators/<operator>.md
+    generated/operators/<operator>/<realization>.md
     generated/devices/<device>.md
     generated/evidence.md                    the evidence status
     generated/basis.md                       the device building blocks (kernels/include/epl/)
@@ -63,6 +65,10 @@ def realization(family_name: str, primitive_id: str, name: str) -> str:
 
 def operator(operator_id: str) -> str:
     return f"{GENERATED}/operators/{slug(operator_id)}.md"
+
+
+def operator_realization(operator_id: str, name: str) -> str:
+    return f"{GENERATED}/operators/{slug(operator_id)}/{slug(name)}.md"
 
 
 def device(device_name: str) -> str:

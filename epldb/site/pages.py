@@ -74,9 +74,13 @@ class Site:
 
     def families(self) -> list[str]:
         present = {p.family for p in self.cat.primitives.values()}
-        if any(r.primitive not in self.cat.primitives for r in self.cat.realizations.values()):
+        if self.orphans():
             present.add(layout.UNFILED)
         return [f for f in FAMILY_ORDER if f in present] + sorted(present - set(FAMILY_ORDER))
+
+    def orphans(self) -> list[Realization]:
+        """Realizations whose primitive or operator is not in the catalog: filed under 'unfiled'."""
+        return [r for r in self.cat.realizations.values() if self.cat.subject_of(r) is None]
 
     def family_title(self, name: str) -> str:
         return FAMILY_TITLES.get(name, "Unfiled" if name == layout.UNFILED else name.replace("-", " ").capitalize())
@@ -87,7 +91,9 @@ class Site:
         if isinstance(record, Primitive):
             return layout.primitive(record.family, record.id)
         if isinstance(record, Realization):
-            return layout.realization(self.family_of(record.primitive), record.primitive, record.name)
+            if isinstance(self.cat.subject_of(record), Operator):
+                return layout.operator_realization(record.subject, record.name)
+            return layout.realization(self.family_of(record.subject), record.subject, record.name)
         if isinstance(record, Operator):
             return layout.operator(record.id)
         raise TypeError(type(record))
@@ -370,15 +376,15 @@ def write_family(site: Site, fam: str) -> Page:
                 for c in p.costs]
         page.raw(table(["primitive", "cost", "how"], rows))
     else:
-        orphans = [r for r in site.cat.realizations.values() if r.primitive not in site.cat.primitives]
-        page.para("Realizations whose primitive is not in the catalog (fix their <code>primitive</code> field):")
+        orphans = site.orphans()
+        page.para("Realizations whose primitive or operator is not in the catalog (fix their "
+                  "<code>primitive</code> or <code>operator</code> field):")
         page.raw("<div><ul>" + "".join(f"<li>{site.link(page, 'realization', r.id)}</li>" for r in orphans)
                  + "</ul></div>")
     return page
 
 
 def write_primitive(site: Site, p: Primitive) -> Page:
-    cat = site.cat
     fam_title = site.family_title(p.family)
     page = Page(site.page_of(p), p.title, crumbs=[(layout.PRIMITIVES_INDEX, "Primitives"),
                                                   (layout.family(p.family), fam_title), (None, p.title)],
@@ -396,28 +402,11 @@ def write_primitive(site: Site, p: Primitive) -> Page:
         facts.append(("also in", "; ".join(esc(x) for x in p.also_in)))
     page.raw(_facts(facts))
 
-    realizations = cat.realizations_of(p.id)
-    rows = site.rows_of_primitive(p.id)
     page.heading(2, "Realizations compared")
-    if not realizations:
-        page.para("No realization of this primitive exists yet. Add one with "
-                  f"<code>epldb new realization {esc(p.id)} NAME</code> "
-                  f"({page.a(layout.CONTRIBUTING, 'how')}).", "epl-empty")
-    else:
-        page.raw(_comparison_table(site, page, p, realizations, rows))
-    if rows is not None:
-        latest = V.latest(rows)
-        if latest.empty:
-            latest = V.latest(rows, fresh_only=False)
-        page.heading(2, "Across shapes")
-        page.para("Each realization at its best parameter point per shape (passing rows only), the peers "
-                  "measured in the same runs, and the device's bandwidth ceiling. Bandwidth is the "
-                  "contract's minimal bytes moved divided by the median time.")
-        _charts(site, page, latest, p.id, site.order(p.id))
-    else:
-        page.heading(2, "Across shapes")
-        page.para(f"{NO_EVIDENCE}: no realization of this primitive has been measured on a GPU "
-                  "(<code>epldb bench</code> on a GPU machine writes the evidence).", "epl-empty")
+    _realizations_compared(site, page, p, "primitive",
+                           "No realization of this primitive exists yet. Add one with "
+                           f"<code>epldb new realization {esc(p.id)} NAME</code> "
+                           f"({page.a(layout.CONTRIBUTING, 'how')}).")
 
     page.heading(2, "Costs traded")
     page.raw(table(["cost", "how this primitive spends or saves it"],
@@ -429,13 +418,36 @@ def write_primitive(site: Site, p: Primitive) -> Page:
     return page
 
 
+def _realizations_compared(site: Site, page: Page, subject: Primitive | Operator, kind: str, none_yet: str) -> None:
+    """The comparison table of a subject's realizations (a primitive's, or an operator's composed
+    ones), then the charts across shapes; the same on primitive and operator pages."""
+    realizations = site.cat.realizations_of(subject.id)
+    rows = site.rows_of_primitive(subject.id)  # evidence rows by subject: the realization id's first part
+    if not realizations:
+        page.para(none_yet, "epl-empty")
+    else:
+        page.raw(_comparison_table(site, page, subject, realizations, rows, kind))
+    page.heading(2, "Across shapes")
+    if rows is not None:
+        latest = V.latest(rows)
+        if latest.empty:
+            latest = V.latest(rows, fresh_only=False)
+        page.para("Each realization at its best parameter point per shape (passing rows only), the peers "
+                  "measured in the same runs, and the device's bandwidth ceiling. Bandwidth is the "
+                  "contract's minimal bytes moved divided by the median time.")
+        _charts(site, page, latest, subject.id, site.order(subject.id))
+    else:
+        page.para(f"{NO_EVIDENCE}: no realization of this {kind} has been measured on a GPU "
+                  "(<code>epldb bench</code> on a GPU machine writes the evidence).", "epl-empty")
+
+
 def _facts(pairs: list[tuple[str, str]]) -> str:
     rows = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in pairs)
     return f'<div class="epl-facts"><table class="epl-facts-table"><tbody>{rows}</tbody></table></div>'
 
 
-def _comparison_table(site: Site, page: Page, p: Primitive, realizations: list[Realization],
-                      rows: "pd.DataFrame | None") -> str:
+def _comparison_table(site: Site, page: Page, p: Primitive | Operator, realizations: list[Realization],
+                      rows: "pd.DataFrame | None", kind: str = "primitive") -> str:
     targets = sorted({t for r in realizations for t in r.targets})
     header = ["realization", "status", "static: registers · smem · spills"]
     measured_caption = ""
@@ -491,7 +503,7 @@ def _comparison_table(site: Site, page: Page, p: Primitive, realizations: list[R
             cells += [_gbps_pct(_best_at(best, peer, s)) for s in ref_shapes]
             cells += [_err_cell(own), _det_cell(own), _fresh_cell(own)]
             body.append(cells)
-    caption = measured_caption or (f"{NO_EVIDENCE} for this primitive: the measured columns appear once "
+    caption = measured_caption or (f"{NO_EVIDENCE} for this {kind}: the measured columns appear once "
                                    "<code>epldb bench</code> has run on a GPU.")
     static_note = "Static columns: registers, static shared memory and spills over every parameter point."
     return table(header, body, cls="epl-table epl-comparison",
@@ -503,21 +515,31 @@ def _comparison_table(site: Site, page: Page, p: Primitive, realizations: list[R
 
 def write_realization(site: Site, r: Realization) -> Page:
     cat = site.cat
-    prim = cat.primitives.get(r.primitive)
-    fam = site.family_of(r.primitive)
-    crumbs: list[tuple[str | None, str]] = [(layout.PRIMITIVES_INDEX, "Primitives"),
-                                            (layout.family(fam), site.family_title(fam))]
-    if prim:
-        crumbs.append((site.page_of(prim), prim.title))
+    subject = cat.subject_of(r)
+    crumbs: list[tuple[str | None, str]]
+    if isinstance(subject, Operator):
+        crumbs = [(layout.OPERATORS_INDEX, "Operators"), (site.page_of(subject), subject.title)]
+    else:
+        fam = site.family_of(r.subject)
+        crumbs = [(layout.PRIMITIVES_INDEX, "Primitives"), (layout.family(fam), site.family_title(fam))]
+        if subject:
+            crumbs.append((site.page_of(subject), subject.title))
     crumbs.append((None, r.title))
     page = Page(site.page_of(r), r.title, crumbs=crumbs)
     page.raw(f'<div class="epl-status">{badge(r.status)} <code>{esc(r.id)}</code> · realizes '
-             f'{site.link(page, "primitive", r.primitive)} · determinism <code>{esc(r.determinism)}</code> · '
+             f'{r.subject_kind} {site.link(page, r.subject_kind, r.subject)} · determinism '
+             f'<code>{esc(r.determinism)}</code> · '
              f'targets {", ".join(f"<code>{esc(t)}</code>" for t in r.targets)}</div>')
     if r.status == "draft":
         page.raw('<div class="admonition warning"><p class="admonition-title">Draft</p><p>This realization '
                  "has no fresh passing evidence on a GPU yet; its claims about speed are predictions.</p></div>")
     page.raw(f'<div class="epl-prose">{prose(r.summary)}</div>')
+
+    if r.composes:
+        page.heading(2, "Composed from")
+        page.raw(table(["building block", "kind"], [
+            [site.link(page, kind, block), kind]
+            for block in r.composes for kind in ["realization" if "/" in block else "primitive"]]))
 
     page.heading(2, "Strategy")
     page.raw('<div class="epl-phases"><ol>' + "".join(
@@ -713,7 +735,7 @@ def _sass_facts(page: Page, r: Realization, builds: dict[str, Any]) -> None:
 
 
 def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFrame") -> None:
-    prim_rows = site.rows_of_primitive(r.primitive)
+    prim_rows = site.rows_of_primitive(r.subject)
     context = prim_rows if prim_rows is not None else rows
     latest = V.latest(rows)
     stale_only = latest.empty
@@ -726,7 +748,7 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
     page.para(f"{len(rows)} row(s) in {rows['run'].nunique()} run(s); newest per measured point: {len(latest)}, "
               f"{passed} passing. Runs: "
               + ", ".join(f"<code>{esc(x)}</code>" for x in sorted(set(rows["run"]))) + ".")
-    order = site.order(r.primitive)
+    order = site.order(r.subject)
 
     page.heading(3, "Verification")
     page.raw(_verification_table(latest, order))
@@ -755,7 +777,7 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
                 if not b.empty:
                     plabel = str(b["subject_label"].iloc[0])
                     series.append(Series(plabel, "peer", {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])},
-                                         site.colour_of(r.primitive, "peer", plabel)))
+                                         site.colour_of(r.subject, "peer", plabel)))
             ceiling = {labels[s]: c for s in shapes if (c := V.ceiling_at(context, device, problem[0], s))}
             label = V.problem_label(problem) or "all"
             title = f"{r.id} on {device}: {label}" + (" (stale)" if stale_only else "")
@@ -872,17 +894,18 @@ def write_operator(site: Site, o: Operator) -> Page:
                    [[str(i), esc(s.name), site.link(page, "primitive", s.primitive),
                      str(len(site.cat.realizations_of(s.primitive))), prose_inline(s.role)]
                     for i, s in enumerate(o.decomposition, 1)], numeric=[3]))
-    page.heading(2, "Composite realizations vs peers")
-    page.raw("<div><p>Peers to compare against: " + ", ".join(f"<code>{esc(x)}</code>" for x in o.peers) + "</p></div>")
-    rows = site.rows_of_primitive(o.id)  # composite subjects are '<operator>/<name>'
-    if rows is None:
-        page.para(f"{NO_EVIDENCE}: no composite realization of this operator has been measured. Its stages' "
-                  "primitives are measured on their own pages.", "epl-empty")
-    else:
-        latest = V.latest(rows)
-        if latest.empty:
-            latest = V.latest(rows, fresh_only=False)
-        _charts(site, page, latest, o.id, site.order(o.id))
+    page.heading(2, "Realizations compared")
+    page.raw("<div><p>Realizations of the whole operator, each composed from building blocks (realizations of "
+             "its stages' primitives). Measurement contract: "
+             + (f"<code>{esc(o.contract)}</code>" if o.contract else "none yet")
+             + ". Peers to compare against: " + ", ".join(f"<code>{esc(x)}</code>" for x in o.peers)
+             + ".</p></div>")
+    _realizations_compared(site, page, o, "operator",
+                           "No realization of this operator exists yet: one is a record "
+                           f"<code>catalog/realizations/{esc(o.id)}/NAME.yaml</code> with "
+                           f"<code>operator: {esc(o.id)}</code>, its kernel under "
+                           f"<code>kernels/operators/{esc(o.id)}/</code>. Its stages' primitives are measured on "
+                           "their own pages.")
     if o.notes:
         page.heading(2, "Notes")
         page.raw(f'<div class="epl-prose">{prose(o.notes)}</div>')
@@ -912,12 +935,13 @@ def _decomposition_flow(site: Site, page: Page, o: Operator) -> str:
 def write_operators_index(site: Site) -> Page:
     page = Page(layout.OPERATORS_INDEX, "Operator case studies")
     page.para("Operators are not implemented one by one: each is decomposed into features and primitives, "
-              "and a composite realization is assembled from the primitives' building blocks.")
-    page.raw(table(["operator", "stages", "features", "summary"],
+              "and a realization of the whole operator is composed from the primitives' building blocks.")
+    page.raw(table(["operator", "stages", "features", "realizations", "summary"],
                    [[site.link(page, "operator", o.id),
                      " → ".join(site.link_id(page, "primitive", s.primitive) for s in o.decomposition),
-                     str(len(o.features)), prose_inline(_first_sentence(o.summary))]
-                    for o in site.cat.operators.values()], numeric=[2]))
+                     str(len(o.features)), str(len(site.cat.realizations_of(o.id))),
+                     prose_inline(_first_sentence(o.summary))]
+                    for o in site.cat.operators.values()], numeric=[2, 3]))
     return page
 
 
@@ -1193,7 +1217,7 @@ def nav(site: Site) -> list[Any]:
     cat = site.cat
     t = esc
 
-    def prim_section(p: Primitive) -> dict[str, Any]:
+    def subject_section(p: Primitive | Operator) -> dict[str, Any]:
         rs = cat.realizations_of(p.id)
         if not rs:
             return {t(p.title): site.page_of(p)}
@@ -1202,9 +1226,9 @@ def nav(site: Site) -> list[Any]:
     prims: list[Any] = [layout.PRIMITIVES_INDEX]
     for fam in site.families():
         items: list[Any] = [layout.family(fam)]
-        items += [prim_section(p) for p in cat.primitives.values() if p.family == fam]
+        items += [subject_section(p) for p in cat.primitives.values() if p.family == fam]
         if fam == layout.UNFILED:
-            items += [{t(r.title): site.page_of(r)} for r in cat.realizations.values() if r.primitive not in cat.primitives]
+            items += [{t(r.title): site.page_of(r)} for r in site.orphans()]
         prims.append({t(site.family_title(fam)): items})
     evidence: list[Any] = [{"Status": layout.EVIDENCE_STATUS},
                            {"Devices": [layout.DEVICES_INDEX] + [{t(d): layout.device(d)} for d in devices(site)]}]
@@ -1212,7 +1236,7 @@ def nav(site: Site) -> list[Any]:
         {"Home": layout.HOME},
         {"Features": [layout.FEATURES_INDEX] + [{t(f.title): site.page_of(f)} for f in cat.features.values()]},
         {"Primitives": prims},
-        {"Operators": [layout.OPERATORS_INDEX] + [{t(o.title): site.page_of(o)} for o in cat.operators.values()]},
+        {"Operators": [layout.OPERATORS_INDEX] + [subject_section(o) for o in cat.operators.values()]},
         {"Codegen basis": layout.BASIS},
         {"Evidence": evidence},
         {"Contributing": layout.CONTRIBUTING},

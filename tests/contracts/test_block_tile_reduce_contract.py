@@ -92,7 +92,7 @@ def test_every_contract_named_in_the_catalog_exists_and_covers_its_dtypes() -> N
     named = {p.contract for p in cat.primitives.values() if p.contract}
     assert named <= set(REGISTRY), named - set(REGISTRY)
     for r in cat.realizations.values():
-        contract = get_contract(cat.primitives[r.primitive].contract)
+        contract = get_contract(cat.contract_name_of(r))
         if contract is None:
             continue
         for dtype in r.params.get("dtype", ("float32",)):

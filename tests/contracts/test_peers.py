@@ -54,7 +54,7 @@ def _elements(shape: Shape) -> int:
 
 
 def _realizations_of(contract: str) -> list[Any]:
-    return [r for r in CATALOG.realizations.values() if CATALOG.primitives[r.primitive].contract == contract]
+    return [r for r in CATALOG.realizations.values() if CATALOG.contract_name_of(r) == contract]
 
 
 def peer_cases() -> list[PeerCase]:

@@ -44,7 +44,7 @@ def test_real_catalog_plans_resolve_at_every_point_and_verify_shape() -> None:
     cat = epldb.load(lint=False)
     checked = 0
     for r in cat.realizations.values():
-        contract = get_contract(cat.primitives[r.primitive].contract)
+        contract = get_contract(cat.contract_name_of(r))
         if contract is None or not r.launch:
             continue
         assert check_plan(r, contract) == []

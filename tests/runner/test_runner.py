@@ -11,7 +11,7 @@ from epldb.runner import DeviceInfo, RunError, choose_target, resolve_point
 
 CATALOG = epldb.load(lint=False)
 RUNNABLE = [r.id for r in CATALOG.realizations.values()
-            if r.launch and get_contract(CATALOG.primitives[r.primitive].contract) is not None]
+            if r.launch and get_contract(CATALOG.contract_name_of(r)) is not None]
 
 
 @pytest.mark.parametrize("targets, cc, expected", [
@@ -70,7 +70,7 @@ def test_run_matches_reference(rid: str, dtype: str, op: str | None) -> None:
     from epldb.verify import error_figures
 
     r = CATALOG.realizations[rid]
-    contract = get_contract(CATALOG.primitives[r.primitive].contract)
+    contract = get_contract(CATALOG.contract_name_of(r))
     shape = min((s for s in contract.verify_shapes if _elements(s) > 1000), key=_elements)
     params = {"op": op} if op is not None else {}
     point = resolve_point(r, params, dtype)

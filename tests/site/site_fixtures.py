@@ -43,7 +43,8 @@ def _dump(path: Path, data: dict) -> None:
 
 
 def make_synthetic(dst: Path) -> Path:
-    """A tiny catalog (2 features, 2 primitives, 2 realizations, 1 operator) whose texts try to inject
+    """A tiny catalog (2 features, 2 primitives, 3 realizations of which one of the operator, 1 operator)
+    whose texts try to inject
     markup, the repository's kernels for the block-reduce realizations, and one device's evidence."""
     dst.mkdir(parents=True, exist_ok=True)
     shutil.copytree(REPO / "catalog" / "schema", dst / "catalog" / "schema")
@@ -81,7 +82,7 @@ def make_synthetic(dst: Path) -> Path:
         "features": [{"feature": "reduction-summarizable", "where": "the row sum"},
                      {"feature": "mergeable-state", "where": f"partial sums {HOSTILE}"}],
         "decomposition": [{"name": "rows", "primitive": "block-reduce", "role": "one block per row"}],
-        "peers": ["torch.sum"]})
+        "peers": ["torch.sum"], "contract": "block-tile-reduce"})
     for name in ("warp-shuffle", "shared-tree"):
         data = yaml.safe_load((REPO / "catalog" / "realizations" / "block-reduce" / f"{name}.yaml").read_text())
         if name == "warp-shuffle":
@@ -91,6 +92,17 @@ def make_synthetic(dst: Path) -> Path:
         src = REPO / "kernels" / data["kernel"]["source"]
         (dst / "kernels" / data["kernel"]["source"]).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst / "kernels" / data["kernel"]["source"])
+    # An operator realization of row-sum, composed from a block-reduce realization; its kernel is
+    # the warp-shuffle one, copied under kernels/operators/ (the operator-realization convention).
+    data = yaml.safe_load((REPO / "catalog" / "realizations" / "block-reduce" / "warp-shuffle.yaml").read_text())
+    data.pop("primitive")
+    data.update({"id": "row-sum/composed", "operator": "row-sum", "title": f"Composed row sum {HOSTILE}",
+                 "composes": ["block-reduce/warp-shuffle", "warp-reduce"]})
+    source = data["kernel"]["source"]
+    data["kernel"]["source"] = "operators/row-sum/composed.cu"
+    _dump(cat / "realizations" / "row-sum" / "composed.yaml", {"id": data.pop("id"), **data})
+    (dst / "kernels" / "operators" / "row-sum").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO / "kernels" / source, dst / "kernels" / "operators" / "row-sum" / "composed.cu")
     write_synthetic_evidence(dst)
     return dst
 
@@ -138,6 +150,8 @@ def write_synthetic_evidence(root: Path) -> None:
                                 1500 + 2600 * scale + items * 10))
                 rows.append(row(RUN, "block-reduce/shared-tree", "realization", p, {"n": n},
                                 1400 + 2400 * scale + items * 5))
+                rows.append(row(RUN, "row-sum/composed", "realization", p, {"n": n},
+                                1300 + 2500 * scale + items * 5))
                 rows.append(row(VERIFY_RUN, "block-reduce/warp-shuffle", "realization", p, {"n": n - 1}, None,
                                 deterministic="true"))
             peer = {"dtype": "float32", "op": op, "tile": 1024}

@@ -235,3 +235,18 @@ def test_generated_pages_stay_under_generated(tmp_path: Path) -> None:
     generate(root, compile=False)
     after = {p for p in (root / "site_src").rglob("*") if "generated" not in p.parts}
     assert before == after
+
+
+def test_operator_page_compares_its_realizations_like_a_primitive_page(synthetic_site) -> None:
+    cat = synthetic_site.generated.data.catalog
+    composed = cat.realizations["row-sum/composed"]
+    assert synthetic_site.pages["realization:row-sum/composed"] == layout.operator_realization("row-sum", "composed")
+    html = synthetic_site.html(synthetic_site.pages["operator:row-sum"])
+    text = visible_text(html)
+    assert "Realizations compared" in text and composed.title in text
+    assert re.search(r'class="[^"]*epl-comparison', html.read_text())
+    assert "n=64Mi" in text, "the measured columns of the comparison table"
+    assert any(r.value.endswith(".svg") for r in parse(html).refs if r.tag == "img"), "no chart on the operator page"
+    page = visible_text(synthetic_site.html(synthetic_site.pages["realization:row-sum/composed"]))
+    assert "Composed from" in page and "realizes operator" in page
+    assert cat.realizations["block-reduce/warp-shuffle"].title in page and "Warp reduction" in page

@@ -15,7 +15,7 @@ from epldb.verify import error_figures
 CATALOG = epldb.load(lint=False)
 #: Generated from the catalog, never listed by hand.
 RUNNABLE = [r.id for r in CATALOG.realizations.values()
-            if r.launch and get_contract(CATALOG.primitives[r.primitive].contract) is not None]
+            if r.launch and get_contract(CATALOG.contract_name_of(r)) is not None]
 SMALL = 1_000_003  # GPU tests stop here; `epldb verify` covers the 50M shape
 
 
@@ -46,7 +46,7 @@ def test_every_point_passes_at_the_small_verification_shapes(rid: str) -> None:
     from epldb.verify import verify_realization
 
     realization = CATALOG.realizations[rid]
-    contract = get_contract(CATALOG.primitives[realization.primitive].contract)
+    contract = get_contract(CATALOG.contract_name_of(realization))
     shapes = [s for s in contract.verify_shapes if _elements(s) <= SMALL]
     rows = verify_realization(CATALOG, rid, shapes=shapes)
     assert len(rows) == len(realization.points()) * len(shapes)
