@@ -8,6 +8,7 @@ from epldb.contracts.block_tile_reduce import BlockTileReduce
 from epldb.contracts.device_reduce import DeviceReduce
 from epldb.contracts.row_moments import RowMoments
 from epldb.contracts.row_reduce import RowReduce
+from epldb.contracts.row_softmax import RowSoftmax
 from epldb.contracts.row_softmax_state import RowSoftmaxState
 from epldb.contracts.warp_tile_reduce import WarpTileReduce
 
@@ -17,6 +18,7 @@ REGISTRY: dict[str, type[Contract]] = {
     DeviceReduce.name: DeviceReduce,
     RowMoments.name: RowMoments,
     RowReduce.name: RowReduce,
+    RowSoftmax.name: RowSoftmax,
     RowSoftmaxState.name: RowSoftmaxState,
     WarpTileReduce.name: WarpTileReduce,
 }
@@ -46,6 +48,7 @@ __all__ = [
     "Peer",
     "RowMoments",
     "RowReduce",
+    "RowSoftmax",
     "RowSoftmaxState",
     "Tolerance",
     "WarpTileReduce",

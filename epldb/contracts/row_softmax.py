@@ -1,0 +1,183 @@
+"""Contract ``row-softmax``: the softmax of every row of a matrix (the softmax operator's forward).
+
+The contract of the softmax operator's own realizations (catalog/operators/softmax.yaml,
+kernels/include/epl/row/softmax.cuh): ``x`` is ``rows x cols`` elements of ``dtype`` (float32 or
+bfloat16), row-major and contiguous; ``y`` has the same shape and dtype (as torch.softmax returns)
+with ``y[r, j] = exp(x[r, j] - m[r]) / l[r]``, ``m[r] = max_j x[r, j]``,
+``l[r] = sum_j exp(x[r, j] - m[r])``. The reference is float64 over the inputs' exact values.
+
+Convention for -inf: elements may be -inf (masked entries); their outputs are exactly 0 and the row
+is the softmax of its finite entries. A row whose entries are ALL -inf (a fully masked row) has
+m = -inf and l = 0: this contract defines its output as all ZEROS (1/l is taken as 0 when l = 0),
+not torch.softmax's NaN, so every output is finite. Inputs never hold +inf or NaN.
+
+Inputs: those of row-softmax-state (epldb/contracts/row_softmax_state.py): values of magnitude
+1/64..4 per row, every 4th row offset by 5000..10000 (exp(x) would overflow; x - m must be formed
+exactly), -inf at fixed places in rows r % 5 in (2, 3), and row rows // 2 all -inf when rows > 2.
+
+Minimal traffic: read ``rows * cols * sizeof(T)`` bytes once and write as many: a realization that
+keeps the row in registers moves 2 bytes per input byte; one that rereads x (from L2 while it still
+fits) moves 3 but is charged the minimal 2. The figure of merit is GB/s against the COPY ceiling
+(H200: about 4282 GB/s device-to-device, read + write).
+
+Tolerance (max_rel and rel_l2 over the whole y): float32 — each y is __expf(x - shift) (MUFU.EX2
+based, about 2 ulp, plus the rounding of (x - m) * log2 e: 6e-8 * |x - m| <= 5e-7 here) times a
+correctly rounded 1/l, and l carries the row-softmax-state error (below 2e-6 on 100003-element
+rows); 2e-5 keeps that contract's margin of 10. bfloat16 — the float32 result is rounded to
+bfloat16 once at the store: relative error up to 2^-8 of an element, so up to 2^-8 of the largest
+output in max_rel and about 2^-8 / sqrt(3) in rel_l2; 2^-7 (7.8e-3) leaves a factor 2 for the
+float32 part and the worst case, and still fails a wrong l (a lost vector, a wrong merge) in rows
+of up to a few hundred elements. A poisoned (unwritten) output is NaN and fails on its own.
+
+Peers: torch.softmax(x, dim=1) eager and torch.compile of the same call (static shapes), in the
+input dtype. torch.softmax returns NaN for an all -inf row; the NaNs of the peer's output are read
+as 0 when the checker reads it, outside the timing (this contract's convention), so the peer is not
+failed for a convention it does not share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from epldb.contracts.base import (
+    Arrays,
+    ArraySpec,
+    Contract,
+    Peer,
+    PeerCall,
+    Point,
+    Shape,
+    Tolerance,
+)
+from epldb.contracts.dtypes import itemsize, to_float64
+from epldb.contracts.peers import (
+    TORCH_COMPILE,
+    TORCH_EAGER,
+    Prepare,
+    prepare_torch_compile,
+    prepare_torch_eager,
+)
+from epldb.contracts.row_softmax_state import RowSoftmaxState, softmax_state_float64
+from epldb.contracts.rows import RowContract
+
+
+def softmax_float64(x: Any, xp: Any = np) -> Any:
+    """The softmax of every row of a float64 [rows, cols] array; an all -inf row gives zeros."""
+    m, l = softmax_state_float64(x, xp)
+    shift = xp.where(m == -xp.inf, 0.0, m)
+    inv_l = xp.where(l > 0, 1.0 / xp.where(l > 0, l, 1.0), 0.0)
+    return xp.exp(x - shift[:, None]) * inv_l[:, None]
+
+
+class RowSoftmax(RowContract):
+    name: ClassVar[str] = "row-softmax"
+    summary: ClassVar[str] = (
+        "Per row of a row-major [rows, cols] matrix: y = exp(x - m) / l in the input dtype "
+        "(all -inf row: zeros)."
+    )
+    output_names: ClassVar[tuple[str, ...]] = ("y",)
+    ceiling: ClassVar[str] = "copy"
+    bench_shapes_quick: ClassVar[tuple[Shape, ...]] = RowSoftmaxState.bench_shapes_quick
+    tolerance: ClassVar[dict[str, Tolerance]] = {
+        "float32": Tolerance(max_rel=2e-5, rel_l2=2e-5),
+        "bfloat16": Tolerance(max_rel=2.0**-7, rel_l2=2.0**-7),
+    }
+
+    def outputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
+        """y: rows * cols elements of the input dtype."""
+        return [ArraySpec("y", self.dtype_of(point), shape["rows"] * shape["cols"])]
+
+    def bytes_moved(self, shape: Shape, point: Point) -> int:
+        """x read once, y written once."""
+        return 2 * shape["rows"] * shape["cols"] * itemsize(self.dtype_of(point))
+
+    def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
+        return RowSoftmaxState.make_inputs(self, shape, dtype, point, rng, xp)  # type: ignore[arg-type]
+
+    def reference(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
+        x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
+        return {"y": softmax_float64(x, xp)}
+
+    def flops(self, shape: Shape, point: Point) -> int:
+        # Per element: max, subtract, scale by log2 e, exponential, add; then subtract, scale,
+        # exponential, multiply by 1/l.
+        return 9 * shape["rows"] * shape["cols"]
+
+    def peer_params(self, point: Point) -> dict[str, Any]:
+        return {"dtype": self.dtype_of(point)}
+
+    def peers(self) -> tuple[Peer, ...]:
+        return (
+            Peer(TORCH_EAGER, "PyTorch eager: torch.softmax(x, dim=1) in the input dtype (NaN of an all -inf "
+                              "row read as 0 outside the timing)",
+                 _zero_nan_outputs(prepare_torch_eager(_softmax_torch, "y", _no_args))),
+            Peer(TORCH_COMPILE, "torch.compile of the same call, static shapes (NaN of an all -inf row read "
+                                "as 0 outside the timing)",
+                 _zero_nan_outputs(prepare_torch_compile(_softmax_torch, "y", _no_args, dynamic=False,
+                                                         recompile_limit=_RECOMPILE_LIMIT))),
+        )
+
+
+# --- peers -----------------------------------------------------------------------------------------
+
+#: Graphs a bench compiles: 6 shapes x 2 dtypes, above dynamo's default recompile limit (8).
+_RECOMPILE_LIMIT = 64
+
+
+def _no_args(contract: Contract, shape: Shape, point: Point) -> tuple[Any, ...]:
+    return ()
+
+
+def _softmax_torch(x: Any) -> Any:
+    """torch.softmax over the rows; a bfloat16 result is handed back as its int16 bits (a view,
+    no copy), since DLPack to CuPy takes no bfloat16."""
+    import torch
+
+    y = torch.softmax(x, dim=1)
+    return y.view(torch.int16) if y.dtype == torch.bfloat16 else y
+
+
+class NanAsZero(Mapping[str, Any]):
+    """A peer's outputs with NaN read as 0 (as storage arrays), computed when first read: the
+    bench times the call, which returns this object untouched; the checker reads it afterwards."""
+
+    def __init__(self, outputs: Mapping[str, Any], dtype: str) -> None:
+        self._outputs = outputs
+        self._dtype = dtype
+        self._cache: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._cache:
+            import cupy
+
+            a = self._outputs[key]
+            if self._dtype == "bfloat16":
+                bits = a.view(cupy.uint16)
+                self._cache[key] = cupy.where((bits & 0x7FFF) > 0x7F80, cupy.uint16(0), bits)
+            else:
+                self._cache[key] = cupy.where(cupy.isnan(a), a.dtype.type(0), a)
+        return self._cache[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._outputs)
+
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+
+def _zero_nan_outputs(prepare: Prepare) -> Prepare:
+    def wrapped(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
+        call = prepare(contract, shape, point)
+        if isinstance(call, str):
+            return call
+        dtype = contract.dtype_of(point)
+
+        def zeroed(inputs: Arrays) -> dict[str, Any]:
+            return NanAsZero(call(inputs), dtype)  # type: ignore[return-value]  # a lazy Mapping
+
+        return zeroed
+
+    return wrapped
