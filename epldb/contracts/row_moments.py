@@ -61,6 +61,7 @@ from epldb.contracts.base import (
     uniform01,
 )
 from epldb.contracts.dtypes import from_float64, to_float64
+from epldb.contracts.peers import as_torch
 from epldb.contracts.rows import RowContract
 
 #: log10 range of |offset| per dtype (log-uniform), and the std range [1, 2) shared by both.
@@ -123,16 +124,6 @@ class RowMoments(RowContract):
 # so the peers are written here rather than through a one-output helper.
 
 
-def _as_torch(x: Any, dtype: str) -> Any:
-    """The CuPy array ``x`` as a torch tensor on the same memory (bfloat16 via an int16 view).
-    A shared helper for this is being added elsewhere (epldb/contracts/peers.py): fold into it."""
-    import torch
-
-    if dtype == "bfloat16":
-        return torch.from_dlpack(x.view("int16")).view(torch.bfloat16)
-    return torch.from_dlpack(x)
-
-
 def _var_mean_torch(x: Any) -> tuple[Any, Any]:
     import torch
 
@@ -149,7 +140,7 @@ def _torch_eager(contract: Contract, shape: Shape, point: Point) -> PeerCall | s
     dtype = contract.dtype_of(point)
 
     def call(inputs: Arrays) -> dict[str, Any]:
-        mean, var = _var_mean_torch(_as_torch(inputs["x"], dtype))
+        mean, var = _var_mean_torch(as_torch(inputs["x"], dtype))
         return {"mean": cupy.from_dlpack(mean), "var": cupy.from_dlpack(var)}
 
     return call
@@ -178,7 +169,7 @@ def _torch_compile(contract: Contract, shape: Shape, point: Point) -> PeerCall |
     fn = _COMPILED[key]
 
     def call(inputs: Arrays) -> dict[str, Any]:
-        mean, var = fn(_as_torch(inputs["x"], dtype))
+        mean, var = fn(as_torch(inputs["x"], dtype))
         return {"mean": cupy.from_dlpack(mean), "var": cupy.from_dlpack(var)}
 
     return call
