@@ -289,14 +289,16 @@ class Launcher:
 
     def bind(self, arrays: Mapping[str, Any], scratch: Mapping[str, Any] | None = None) -> Callable[[], None]:
         """A no-argument callable that launches every step on ``arrays`` (inputs and outputs by
-        name); argument tuples are built once, so the callable is cheap enough to time."""
+        name); argument tuples are built once, so the callable is cheap enough to time. Scalar
+        arguments go as their plan dtype: integers as np.int32, the contract's float scalars as
+        np.float32."""
         import numpy as np
 
         scratch = dict(scratch) if scratch is not None else self.allocate_scratch()
         pool = {**arrays, **scratch}
         calls: list[tuple[Any, tuple[int, int, int], tuple[int, int, int], tuple[Any, ...], int]] = []
         for fn, step in zip(self.functions, self.plan.steps):
-            args = tuple(pool[a.name] if isinstance(a, ArrayArg) else np.int32(a.value) for a in step.args)
+            args = tuple(pool[a.name] if isinstance(a, ArrayArg) else np.dtype(a.dtype).type(a.value) for a in step.args)
             if step.shared_bytes > 48 * 1024:
                 fn.max_dynamic_shared_size_bytes = step.shared_bytes
             calls.append((fn, step.grid, step.block, args, step.shared_bytes))
@@ -391,10 +393,11 @@ def run(realization_id: str, *arrays: Any, catalog: "Catalog | None" = None, **p
         raise RunError("skipped", f"{realization_id} takes {len(contract.input_names)} input array(s) "
                        f"({', '.join(contract.input_names)}), got {len(arrays)}")
     converted = [as_device_array(a) for a in arrays]
-    dtypes = {d for _, d in converted if d is not None}
-    dtype = params.get("dtype") or (dtypes.pop() if len(dtypes) == 1 else None)
+    # The dtype parameter is the first input's (x's); other inputs may differ (an int64 target).
+    dtype = params.get("dtype") or converted[0][1]
     if dtype is None and "dtype" in r.params:
-        raise RunError("skipped", "cannot tell the inputs' dtype (uint16 holds bfloat16?): pass dtype=...")
+        raise RunError("skipped", f"cannot tell the dtype of '{contract.input_names[0]}' (uint16 holds bfloat16?): "
+                       "pass dtype=...")
     point = resolve_point(r, params, dtype)
     inputs = {name: a for name, (a, _) in zip(contract.input_names, converted)}
     for spec in contract.inputs(contract.shape_of(inputs, point), point):

@@ -104,6 +104,10 @@ class Contract(ABC):
     output_names: ClassVar[tuple[str, ...]]
     #: Parameters every realization under this contract must declare (the harness reads them).
     required_params: ClassVar[tuple[str, ...]] = ()
+    #: Float scalars of the problem by name (a norm's ``{"eps": 1e-5}``): a launch plan passes one
+    #: by naming it bare in ``args``, and the kernel receives it as a 32-bit float. Part of the
+    #: problem, not a parameter: every realization and peer solves it with these values.
+    scalar_args: ClassVar[dict[str, float]] = {}
     #: Shapes every realization is verified at: sizes that are multiples of nothing, and large.
     verify_shapes: ClassVar[tuple[Shape, ...]]
     #: Timing shapes: from launch-latency-bound to far beyond L2.

@@ -4,6 +4,7 @@ from epldb.launch.expr import FUNCTIONS, Expr, ExprError, evaluate, parse, token
 from epldb.launch.plan import (
     ITEMSIZE,
     ArrayArg,
+    Binding,
     LaunchLimits,
     ResolvedPlan,
     ResolvedStep,
@@ -19,6 +20,7 @@ __all__ = [
     "FUNCTIONS",
     "ITEMSIZE",
     "ArrayArg",
+    "Binding",
     "Expr",
     "ExprError",
     "LaunchLimits",

@@ -3,8 +3,9 @@
 ``resolve_plan`` evaluates the plan for one shape and parameter point (grid, block, dynamic shared
 memory, cluster, scratch buffers, arguments) and checks it against the launch limits;
 ``check_plan`` is the static check lint runs without a GPU: every expression parses, every name is
-a parameter, a shape variable of the contract, a scratch buffer or a contract array, and the plan
-resolves within the limits at every parameter point and every verification shape.
+a parameter, a shape variable of the contract, a scratch buffer, a contract array or (bare, as an
+argument) one of the contract's float scalars, and the plan resolves within the limits at every
+parameter point and every verification shape.
 
 Both return problems as values, located at the YAML field (``launch.steps[0].grid``) with the
 column inside the expression in the message.
@@ -63,10 +64,18 @@ class ArrayArg:
 
 @dataclass(frozen=True)
 class ScalarArg:
-    """A scalar argument; passed as a 32-bit signed integer (the kernels' ``int n``)."""
+    """A scalar argument: an integer expression, passed as a 32-bit signed integer (the kernels'
+    ``int n``), or one of the contract's float scalars (``Contract.scalar_args``, e.g. a norm's
+    ``eps``), passed as a 32-bit float (``float eps``)."""
 
-    value: int
+    value: int | float
     text: str
+    dtype: Literal["int32", "float32"] = "int32"
+
+
+#: What a bare name in a step's ``args`` binds to: a contract array or scratch buffer (its role),
+#: or a float scalar of the contract (the argument itself).
+Binding = ArrayRole | ScalarArg
 
 
 @dataclass(frozen=True)
@@ -129,10 +138,10 @@ def _fmt_context(env: Mapping[str, Any]) -> str:
 class _Resolver:
     """Evaluates one plan, collecting problems located at the fields they come from."""
 
-    def __init__(self, realization: Realization, env: Mapping[str, Any], arrays: Mapping[str, ArrayRole]) -> None:
+    def __init__(self, realization: Realization, env: Mapping[str, Any], bindings: Mapping[str, Binding]) -> None:
         self.r = realization
         self.env = env
-        self.arrays = dict(arrays)
+        self.bindings = dict(bindings)
         self.problems: list[Problem] = []
 
     def problem(self, path: tuple[str | int, ...], message: str, severity: str = "error") -> None:
@@ -146,8 +155,8 @@ class _Resolver:
             self.problem(path, _expr_message(label, source, expr, in_list))
             return None
         for name, col in expr.names():
-            if name in self.arrays:
-                self.problem(path, _expr_message(label, source, ExprError(col, f"'{name}' is an array, not a number")))
+            if name in self.bindings:
+                self.problem(path, _expr_message(label, source, ExprError(col, _not_a_number(name, self.bindings[name]))))
                 return None
         result = evaluate(expr, self.env)
         if isinstance(result, ExprError):
@@ -181,18 +190,26 @@ def _expr_message(label: str, source: Any, err: ExprError, in_list: bool = False
     return f"{label} expression {str(source)!r}, column {err.col}: {err.message}{hint}"
 
 
+def _not_a_number(name: str, binding: Binding) -> str:
+    """Why a bound name cannot stand in an integer expression."""
+    if isinstance(binding, ScalarArg):
+        return f"'{name}' is a float scalar of the contract: pass it bare as an argument, not in an expression"
+    return f"'{name}' is an array, not a number"
+
+
 def resolve_plan(
     realization: Realization,
     env: Mapping[str, Any],
-    arrays: Mapping[str, ArrayRole] | Sequence[str] = (),
+    arrays: Mapping[str, Binding] | Sequence[str] = (),
     limits: LaunchLimits = LaunchLimits(),
 ) -> ResolvedPlan:
     """Evaluate ``realization``'s launch plan with ``env`` (from :func:`plan_env`).
 
-    ``arrays`` names the contract's arrays (a mapping to their role, or a sequence, all inputs);
-    a bare name among them or among the scratch buffers in ``args`` becomes an array argument.
+    ``arrays`` binds the names ``args`` may pass bare (from :func:`contract_arrays`: the
+    contract's arrays by role and its float scalars; or a sequence of names, all inputs); a bare
+    name among them or among the scratch buffers becomes that argument.
     """
-    roles: dict[str, ArrayRole] = (
+    roles: dict[str, Binding] = (
         dict(arrays) if isinstance(arrays, Mapping) else {a: "input" for a in arrays}  # type: ignore[misc]
     )
     res = _Resolver(realization, env, roles)
@@ -231,7 +248,8 @@ def resolve_plan(
         args: list[ArrayArg | ScalarArg] = []
         for k, a in enumerate(step.get("args") or []):
             if isinstance(a, str) and a.strip() in roles:
-                args.append(ArrayArg(a.strip(), roles[a.strip()]))
+                bound = roles[a.strip()]
+                args.append(bound if isinstance(bound, ScalarArg) else ArrayArg(a.strip(), bound))
                 continue
             v = res.value(base + ("args", k), f"argument {k + 1}", a, True)
             if v is None:
@@ -279,9 +297,12 @@ def _check_limits(
             res.problem(base + ("cluster",), f"grid {grid} is not a multiple of cluster {cluster}{ctx}")
 
 
-def contract_arrays(contract: "Contract") -> dict[str, ArrayRole]:
-    roles: dict[str, ArrayRole] = {n: "input" for n in contract.input_names}
+def contract_arrays(contract: "Contract") -> dict[str, Binding]:
+    """What a plan's ``args`` may pass bare from the contract: its inputs and outputs (by role)
+    and its float scalars (``scalar_args``, as float32 arguments of the contract's value)."""
+    roles: dict[str, Binding] = {n: "input" for n in contract.input_names}
     roles.update({n: "output" for n in contract.output_names})
+    roles.update({n: ScalarArg(float(v), n, "float32") for n, v in contract.scalar_args.items()})
     return roles
 
 
@@ -341,7 +362,7 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
     for p, values in realization.params.items():
         if any(isinstance(v, str) and v in ITEMSIZE for v in values):
             numbers.add(f"{p}_bytes")
-    arrays = set(roles) | scratch
+    bindings: dict[str, Binding] = {**roles, **{s: "scratch" for s in scratch}}
 
     missing = [p for p in contract.required_params if p not in realization.params]
     if missing:
@@ -354,14 +375,14 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
             add(path, _expr_message(label, source, expr, in_list))
             parsed_ok = False
             continue
-        if may_be_array and isinstance(expr, Expr) and expr.bare_name in arrays:
+        if may_be_array and isinstance(expr, Expr) and expr.bare_name in bindings:
             continue
         for name, col in expr.names():
-            if name in arrays:
-                add(path, _expr_message(label, source, ExprError(col, f"'{name}' is an array, not a number")))
+            if name in bindings:
+                add(path, _expr_message(label, source, ExprError(col, _not_a_number(name, bindings[name]))))
                 parsed_ok = False
             elif name not in numbers:
-                known = ", ".join(sorted(numbers | arrays))
+                known = ", ".join(sorted(numbers | set(bindings)))
                 add(path, _expr_message(label, source, ExprError(col, f"unknown name '{name}' (known: {known})")))
                 parsed_ok = False
 
@@ -372,9 +393,10 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
             add(("launch", "steps", i, "entry"), f"entry '{step.get('entry')}' is not one of kernel.entries ({', '.join(entry_names)})")
             parsed_ok = False
         passed.update(a.strip() for a in step.get("args") or [] if isinstance(a, str))
-    for name in roles:
+    for name, bound in roles.items():
         if name not in passed:
-            add(("launch", "steps"), f"contract array '{name}' is passed to no step", "warning")
+            kind = "scalar" if isinstance(bound, ScalarArg) else "array"
+            add(("launch", "steps"), f"contract {kind} '{name}' is passed to no step", "warning")
 
     if not parsed_ok or not realization.params:
         return problems

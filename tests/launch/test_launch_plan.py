@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -175,3 +176,58 @@ def test_empty_grid_is_refused(tmp_path: Path, grid: str) -> None:
     r = realization(tmp_path, LAUNCH_BAD_GRID.replace('"ceil_div(n, block * items"', grid))
     plan = resolve_plan(r, plan_env({"n": 31}, POINT), contract_arrays(CONTRACT))
     assert plan.problems[0].message.startswith("grid.x is 0; it must be between 1 and 2147483647")
+
+
+# --- float scalars of the contract (a norm's eps) ---------------------------------------------------
+
+
+class TileReduceWithEps(type(CONTRACT)):  # type: ignore[misc]
+    """block-tile-reduce with a float scalar, as a norm contract declares ``eps``."""
+
+    scalar_args: ClassVar[dict[str, float]] = {"eps": 1e-5}
+
+
+EPS_CONTRACT = TileReduceWithEps()
+LAUNCH_EPS = LAUNCH_BAD_GRID.replace('"ceil_div(n, block * items"', '"ceil_div(n, block * items)"').replace(
+    "args: [x, partials, n]", "args: [x, partials, n, eps]")
+
+
+def test_a_bare_float_scalar_becomes_a_float32_argument(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_EPS)
+    bindings = contract_arrays(EPS_CONTRACT)
+    assert bindings["eps"] == ScalarArg(1e-5, "eps", "float32")
+    plan = resolve_plan(r, plan_env({"n": 4097}, POINT), bindings)
+    assert plan.ok, messages(plan.problems)
+    assert plan.steps[0].args == (ArrayArg("x", "input"), ArrayArg("partials", "output"), ScalarArg(4097, "n"),
+                                  ScalarArg(1e-5, "eps", "float32"))
+    assert ScalarArg(4097, "n").dtype == "int32"
+    assert check_plan(r, EPS_CONTRACT) == []
+
+
+def test_a_float_scalar_the_contract_lacks_is_an_unknown_name(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_EPS)
+    assert "eps" not in contract_arrays(CONTRACT)
+    (problem,) = check_plan(r, CONTRACT)
+    assert problem.format() == (
+        "catalog/realizations/tile-sum/naive.yaml:25:30: error: $.launch.steps[0].args[3]: argument 4 expression "
+        "'eps', column 1: unknown name 'eps' (known: block, dtype, dtype_bytes, items, n, op, partials, x) "
+        "[launch-plan]")
+    plan = resolve_plan(r, plan_env({"n": 4097}, POINT), contract_arrays(CONTRACT))
+    assert [p.json_path for p in plan.problems] == ["$.launch.steps[0].args[3]"]
+
+
+def test_a_float_scalar_inside_an_expression_is_refused(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_EPS.replace("args: [x, partials, n, eps]", 'args: [x, partials, "n * eps"]'))
+    problem, unpassed = check_plan(r, EPS_CONTRACT)
+    assert unpassed.severity == "warning" and "'eps' is passed to no step" in unpassed.message
+    assert problem.json_path == "$.launch.steps[0].args[2]"
+    assert problem.message == ("argument 3 expression 'n * eps', column 5: 'eps' is a float scalar of the contract: "
+                               "pass it bare as an argument, not in an expression")
+    plan = resolve_plan(r, plan_env({"n": 4097}, POINT), contract_arrays(EPS_CONTRACT))
+    assert [p.message for p in plan.problems] == [problem.message]
+
+
+def test_a_float_scalar_passed_to_no_step_is_a_warning(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_EPS.replace("args: [x, partials, n, eps]", "args: [x, partials, n]"))
+    assert [(p.severity, p.message) for p in check_plan(r, EPS_CONTRACT)] == [
+        ("warning", "contract scalar 'eps' is passed to no step")]

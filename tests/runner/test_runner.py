@@ -7,7 +7,8 @@ import pytest
 
 import epldb
 from epldb.contracts import get_contract, make_rng
-from epldb.runner import DeviceInfo, RunError, choose_target, resolve_point
+from epldb.launch import ArrayArg, ResolvedPlan, ResolvedStep, ScalarArg
+from epldb.runner import DeviceInfo, Launcher, RunError, choose_target, resolve_point
 
 CATALOG = epldb.load(lint=False)
 RUNNABLE = [r.id for r in CATALOG.realizations.values()
@@ -40,6 +41,23 @@ def test_resolve_point_defaults_dtype_and_checks_values() -> None:
         resolve_point(r, {"block": 100}, "float32")
     with pytest.raises(RunError, match="has no parameter"):
         resolve_point(r, {"threads": 128}, "float32")
+
+
+def test_bind_passes_integers_as_int32_and_float_scalars_as_float32() -> None:
+    """The argument tuple a launch gets, without a GPU: a stand-in function records it."""
+    args = (ArrayArg("x", "input"), ScalarArg(7, "rows"), ScalarArg(1e-5, "eps", "float32"))
+    plan = ResolvedPlan("row-norm/one-block", {}, steps=(ResolvedStep(0, "main", (7, 1, 1), (128, 1, 1), 0, None, args),))
+    seen: list[tuple] = []
+
+    def function(grid: tuple, block: tuple, kernel_args: tuple, shared_mem: int) -> None:
+        seen.append((grid, block, kernel_args, shared_mem))
+
+    x = np.zeros(7, np.float32)
+    Launcher(None, {"rows": 7}, {}, plan, [function]).launch({"x": x}, scratch={})  # type: ignore[arg-type]
+    ((grid, block, (got_x, rows, eps), shared),) = seen
+    assert (grid, block, shared) == ((7, 1, 1), (128, 1, 1), 0) and got_x is x
+    assert type(rows) is np.int32 and rows == 7
+    assert type(eps) is np.float32 and eps == np.float32(1e-5)
 
 
 def _run_cases() -> list[tuple[str, str, str | None]]:
