@@ -2,10 +2,12 @@
 
 What every peer shares lives here: the lazy imports (a missing package is a skip reason, never an
 exception), CuPy arrays handed to PyTorch and back through DLPack (bfloat16 through an int16
-view), the cache of compiled functions, and CuPy's lack of bfloat16 arithmetic. A contract gives
-only what differs: the function that computes its output from the input array, the arguments that
-function takes after the input (read off the point once, when the peer is prepared), the output's
-name and the peer's title. Peers solve one-input problems (the contract's first input).
+view), the cache of compiled functions, CuPy's lack of bfloat16 arithmetic, and outputs that the
+checker reads differently from how the peer returns them (NaN where the contract has a convention,
+bfloat16 where the contract has float32), converted when read, outside the timing. A contract
+gives only what differs: the function that computes its output from the input arrays (all of
+the contract's inputs, in order), the arguments that function takes after them (read off the
+point once, when the peer is prepared), the output's name and the peer's title.
 
 The peer names are part of the evidence: rows are ``<contract>/<peer name>`` and the site groups by
 them, so they are fixed here and never change.
@@ -13,16 +15,19 @@ them, so they are fixed here and never change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
+
 from epldb.contracts.base import Arrays, Contract, Peer, PeerCall, Point, Shape
+from epldb.contracts.dtypes import from_float64, to_float64
 
 TORCH_EAGER = "torch-eager"
 TORCH_COMPILE = "torch-compile"
 CUPY = "cupy"
 
-#: The arguments a peer function takes after its input array, for one instance.
+#: The arguments a peer function takes after its input arrays, for one instance.
 PeerArgs = Callable[[Contract, Shape, Point], tuple[Any, ...]]
 #: Prepares a peer for one instance: the call, or why the peer cannot solve it.
 Prepare = Callable[[Contract, Shape, Point], "PeerCall | str"]
@@ -42,6 +47,22 @@ def as_torch(x: Any, dtype: str) -> Any:
     if dtype == "bfloat16":
         return torch.from_dlpack(x.view("int16")).view(torch.bfloat16)
     return torch.from_dlpack(x)
+
+
+def from_torch(t: Any) -> Any:
+    """The torch tensor ``t`` as a CuPy array in catalog storage (bfloat16 as uint16 bits), on
+    the same memory: DLPack takes no bfloat16 to CuPy, so it goes through an int16 view."""
+    import cupy
+    import torch
+
+    if t.dtype == torch.bfloat16:
+        return cupy.from_dlpack(t.view(torch.int16)).view(cupy.uint16)
+    return cupy.from_dlpack(t)
+
+
+def _input_specs(contract: Contract, shape: Shape, point: Point) -> list[tuple[str, str]]:
+    """(name, catalog dtype) of each input of the instance, in the contract's order."""
+    return [(s.name, s.dtype) for s in contract.inputs(shape, point)]
 
 
 def _compiled(fn: Callable[..., Any], dynamic: bool) -> Any:
@@ -66,18 +87,19 @@ def raise_recompile_limit(limit: int) -> None:
 
 
 def prepare_torch_eager(fn: Callable[..., Any], output: str, args: PeerArgs) -> Prepare:
-    """A peer running ``fn(tensor, *args)`` eagerly; its result (a tensor) is the output."""
+    """A peer running ``fn(*tensors, *args)`` eagerly, one tensor per contract input in order;
+    its result (a tensor) is the output."""
 
     def prepare(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
         try:
-            import cupy
+            import cupy  # noqa: F401
             import torch  # noqa: F401
         except ImportError as e:
             return f"not installed: {e.name}"
-        name, dtype, a = contract.input_names[0], contract.dtype_of(point), args(contract, shape, point)
+        specs, a = _input_specs(contract, shape, point), args(contract, shape, point)
 
         def call(inputs: Arrays) -> dict[str, Any]:
-            return {output: cupy.from_dlpack(fn(as_torch(inputs[name], dtype), *a))}
+            return {output: from_torch(fn(*(as_torch(inputs[n], d) for n, d in specs), *a))}
 
         return call
 
@@ -86,7 +108,7 @@ def prepare_torch_eager(fn: Callable[..., Any], output: str, args: PeerArgs) -> 
 
 def prepare_torch_compile(fn: Callable[..., Any], output: str, args: PeerArgs, *, dynamic: bool,
                           recompile_limit: int | None = None) -> Prepare:
-    """A peer running ``torch.compile(fn, dynamic=dynamic)(tensor, *args)``.
+    """A peer running ``torch.compile(fn, dynamic=dynamic)(*tensors, *args)``.
 
     ``dynamic=True``: one graph for every size (and every integer argument), so a run does not
     recompile per shape; ``dynamic=False``: a graph per shape, specialized to it, which needs
@@ -95,17 +117,17 @@ def prepare_torch_compile(fn: Callable[..., Any], output: str, args: PeerArgs, *
 
     def prepare(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
         try:
-            import cupy
+            import cupy  # noqa: F401
             import torch  # noqa: F401
         except ImportError as e:
             return f"not installed: {e.name}"
         if recompile_limit is not None:
             raise_recompile_limit(recompile_limit)
-        name, dtype, a = contract.input_names[0], contract.dtype_of(point), args(contract, shape, point)
+        specs, a = _input_specs(contract, shape, point), args(contract, shape, point)
         compiled = _compiled(fn, dynamic)
 
         def call(inputs: Arrays) -> dict[str, Any]:
-            return {output: cupy.from_dlpack(compiled(as_torch(inputs[name], dtype), *a))}
+            return {output: from_torch(compiled(*(as_torch(inputs[n], d) for n, d in specs), *a))}
 
         return call
 
@@ -113,8 +135,8 @@ def prepare_torch_compile(fn: Callable[..., Any], output: str, args: PeerArgs, *
 
 
 def prepare_cupy(fn: Callable[..., Any], output: str, args: PeerArgs) -> Prepare:
-    """A peer running ``fn(array, *args)`` on the CuPy input; its result (a CuPy array) is the
-    output. Skips bfloat16: CuPy stores it as uint16 and has no arithmetic for it."""
+    """A peer running ``fn(*arrays, *args)`` on the CuPy inputs in order; its result (a CuPy
+    array) is the output. Skips bfloat16: CuPy stores it as uint16 and has no arithmetic for it."""
 
     def prepare(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
         try:
@@ -123,10 +145,10 @@ def prepare_cupy(fn: Callable[..., Any], output: str, args: PeerArgs) -> Prepare
             return f"not installed: {e.name}"
         if contract.dtype_of(point) == "bfloat16":
             return "CuPy has no bfloat16 arithmetic"
-        name, a = contract.input_names[0], args(contract, shape, point)
+        names, a = contract.input_names, args(contract, shape, point)
 
         def call(inputs: Arrays) -> dict[str, Any]:
-            return {output: fn(inputs[name], *a)}
+            return {output: fn(*(inputs[n] for n in names), *a)}
 
         return call
 
@@ -145,3 +167,80 @@ def torch_compile_peer(title: str, fn: Callable[..., Any], output: str, args: Pe
 
 def cupy_peer(title: str, fn: Callable[..., Any], output: str, args: PeerArgs) -> Peer:
     return Peer(CUPY, title, prepare_cupy(fn, output, args))
+
+
+def no_args(contract: Contract, shape: Shape, point: Point) -> tuple[Any, ...]:
+    """For peer functions that take nothing after their inputs."""
+    return ()
+
+
+# --- outputs converted when the checker reads them ----------------------------------------------
+
+#: Turns one output array of a peer (storage array, as its call returned it) into what the checker
+#: compares with the contract's output; gets the instance's input dtype. Runs outside the timing.
+Convert = Callable[[Any, str], Any]
+
+
+class ConvertedOnRead(Mapping[str, Any]):
+    """A peer's outputs, each converted when first read: the bench times the call, which returns
+    this object untouched; the checker reads it afterwards."""
+
+    def __init__(self, outputs: Mapping[str, Any], convert: Convert, dtype: str) -> None:
+        self._outputs = outputs
+        self._convert = convert
+        self._dtype = dtype
+        self._cache: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._cache:
+            self._cache[key] = self._convert(self._outputs[key], self._dtype)
+        return self._cache[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._outputs)
+
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+
+def convert_on_read(prepare: Prepare, convert: Convert) -> Prepare:
+    """``prepare`` whose call's outputs go through ``convert`` when the checker reads them."""
+
+    def wrapped(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
+        call = prepare(contract, shape, point)
+        if isinstance(call, str):
+            return call
+        dtype = contract.dtype_of(point)
+
+        def converted(inputs: Arrays) -> dict[str, Any]:
+            return ConvertedOnRead(call(inputs), convert, dtype)  # type: ignore[return-value]  # a lazy Mapping
+
+        return converted
+
+    return wrapped
+
+
+def nan_as(value: float) -> Convert:
+    """NaN read as ``value`` (in the output's own dtype): for a peer whose answer on a fully masked
+    row is NaN where the contract defines one (softmax's 0, log-softmax's -inf)."""
+
+    def convert(a: Any, dtype: str) -> Any:
+        import cupy
+
+        if a.dtype == np.uint16:  # bfloat16 bits: NaN is an all-ones exponent with a mantissa
+            bits = from_float64(np.array([value]), "bfloat16")[0]
+            return cupy.where((a & 0x7FFF) > 0x7F80, cupy.uint16(bits), a)
+        return cupy.where(cupy.isnan(a), a.dtype.type(value), a)
+
+    return convert
+
+
+def as_float32(a: Any, dtype: str) -> Any:
+    """A peer output as float32: bfloat16 bits widened exactly, float32 as it is. For a peer that
+    returns its input dtype where the contract's output is float32 (torch.logsumexp,
+    cross_entropy on bfloat16); its own tolerance accounts for the bfloat16 rounding."""
+    import cupy
+
+    if a.dtype == np.uint16:
+        return to_float64(a, "bfloat16", cupy).astype(cupy.float32)
+    return a

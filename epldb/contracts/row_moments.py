@@ -71,6 +71,18 @@ OFFSET_LOG10: dict[str, tuple[float, float]] = {
 }
 
 
+def mean_dominated_values(shape: Shape, dtype: str, rng: Any, xp: Any = np) -> Any:
+    """float64 [rows, cols] values ``offset_r + std_r * z`` (see the module docstring), before
+    rounding to ``dtype``; the layernorm contract (row-layernorm) draws its x from here too."""
+    rows, cols = shape["rows"], shape["cols"]
+    lo, hi = OFFSET_LOG10[dtype]
+    sign = xp.where(uniform01(rng, rows) < 0.5, -1.0, 1.0)
+    offset = sign * xp.power(10.0, lo + (hi - lo) * uniform01(rng, rows))
+    std = 1.0 + uniform01(rng, rows)
+    z = (2.0 * uniform01(rng, rows * cols) - 1.0) * math.sqrt(3.0)  # uniform, unit variance
+    return offset[:, None] + std[:, None] * z.reshape(rows, cols)
+
+
 class RowMoments(RowContract):
     name: ClassVar[str] = "row-moments"
     summary: ClassVar[str] = (
@@ -88,14 +100,8 @@ class RowMoments(RowContract):
     }
 
     def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
-        rows, cols = shape["rows"], shape["cols"]
-        lo, hi = OFFSET_LOG10[dtype]
-        sign = xp.where(uniform01(rng, rows) < 0.5, -1.0, 1.0)
-        offset = sign * xp.power(10.0, lo + (hi - lo) * uniform01(rng, rows))
-        std = 1.0 + uniform01(rng, rows)
-        z = (2.0 * uniform01(rng, rows * cols) - 1.0) * math.sqrt(3.0)  # uniform, unit variance
-        values = offset[:, None] + std[:, None] * z.reshape(rows, cols)
-        return {"x": from_float64(values.ravel(), dtype, xp).reshape(rows, cols)}
+        values = mean_dominated_values(shape, dtype, rng, xp)
+        return {"x": from_float64(values.ravel(), dtype, xp).reshape(shape["rows"], shape["cols"])}
 
     def reference(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
         x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
@@ -105,9 +111,6 @@ class RowMoments(RowContract):
 
     def flops(self, shape: Shape, point: Point) -> int:
         return 3 * shape["rows"] * shape["cols"]
-
-    def peer_params(self, point: Point) -> dict[str, Any]:
-        return {"dtype": self.dtype_of(point)}
 
     def peers(self) -> tuple[Peer, ...]:
         return (

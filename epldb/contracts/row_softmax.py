@@ -31,37 +31,33 @@ of up to a few hundred elements. A poisoned (unwritten) output is NaN and fails 
 
 Peers: torch.softmax(x, dim=1) eager and torch.compile of the same call (static shapes), in the
 input dtype. torch.softmax returns NaN for an all -inf row; the NaNs of the peer's output are read
-as 0 when the checker reads it, outside the timing (this contract's convention), so the peer is not
-failed for a convention it does not share.
+as 0 when the checker reads it, outside the timing (this contract's convention; peers.nan_as), so
+the peer is not failed for a convention it does not share.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
-from epldb.contracts.base import (
-    Arrays,
-    ArraySpec,
-    Contract,
-    Peer,
-    PeerCall,
-    Point,
-    Shape,
-    Tolerance,
-)
-from epldb.contracts.dtypes import itemsize, to_float64
+from epldb.contracts.base import Arrays, Peer, Point, Shape, Tolerance
+from epldb.contracts.dtypes import to_float64
 from epldb.contracts.peers import (
     TORCH_COMPILE,
     TORCH_EAGER,
-    Prepare,
+    convert_on_read,
+    nan_as,
+    no_args,
     prepare_torch_compile,
     prepare_torch_eager,
 )
-from epldb.contracts.row_softmax_state import RowSoftmaxState, softmax_state_float64
-from epldb.contracts.rows import RowContract
+from epldb.contracts.row_softmax_state import (
+    RowSoftmaxState,
+    softmax_state_float64,
+    softmax_state_inputs,
+)
+from epldb.contracts.rows import RowMapContract
 
 
 def softmax_float64(x: Any, xp: Any = np) -> Any:
@@ -72,30 +68,20 @@ def softmax_float64(x: Any, xp: Any = np) -> Any:
     return xp.exp(x - shift[:, None]) * inv_l[:, None]
 
 
-class RowSoftmax(RowContract):
+class RowSoftmax(RowMapContract):
     name: ClassVar[str] = "row-softmax"
     summary: ClassVar[str] = (
         "Per row of a row-major [rows, cols] matrix: y = exp(x - m) / l in the input dtype "
         "(all -inf row: zeros)."
     )
-    output_names: ClassVar[tuple[str, ...]] = ("y",)
-    ceiling: ClassVar[str] = "copy"
     bench_shapes_quick: ClassVar[tuple[Shape, ...]] = RowSoftmaxState.bench_shapes_quick
     tolerance: ClassVar[dict[str, Tolerance]] = {
         "float32": Tolerance(max_rel=2e-5, rel_l2=2e-5),
         "bfloat16": Tolerance(max_rel=2.0**-7, rel_l2=2.0**-7),
     }
 
-    def outputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
-        """y: rows * cols elements of the input dtype."""
-        return [ArraySpec("y", self.dtype_of(point), shape["rows"] * shape["cols"])]
-
-    def bytes_moved(self, shape: Shape, point: Point) -> int:
-        """x read once, y written once."""
-        return 2 * shape["rows"] * shape["cols"] * itemsize(self.dtype_of(point))
-
     def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
-        return RowSoftmaxState.make_inputs(self, shape, dtype, point, rng, xp)  # type: ignore[arg-type]
+        return {"x": softmax_state_inputs(shape, dtype, rng, xp)}
 
     def reference(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
         x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
@@ -106,78 +92,26 @@ class RowSoftmax(RowContract):
         # exponential, multiply by 1/l.
         return 9 * shape["rows"] * shape["cols"]
 
-    def peer_params(self, point: Point) -> dict[str, Any]:
-        return {"dtype": self.dtype_of(point)}
-
     def peers(self) -> tuple[Peer, ...]:
         return (
             Peer(TORCH_EAGER, "PyTorch eager: torch.softmax(x, dim=1) in the input dtype (NaN of an all -inf "
                               "row read as 0 outside the timing)",
-                 _zero_nan_outputs(prepare_torch_eager(_softmax_torch, "y", _no_args))),
+                 convert_on_read(prepare_torch_eager(_softmax_torch, "y", no_args), nan_as(0.0))),
             Peer(TORCH_COMPILE, "torch.compile of the same call, static shapes (NaN of an all -inf row read "
                                 "as 0 outside the timing)",
-                 _zero_nan_outputs(prepare_torch_compile(_softmax_torch, "y", _no_args, dynamic=False,
-                                                         recompile_limit=_RECOMPILE_LIMIT))),
+                 convert_on_read(prepare_torch_compile(_softmax_torch, "y", no_args, dynamic=False,
+                                                       recompile_limit=RECOMPILE_LIMIT), nan_as(0.0))),
         )
 
 
 # --- peers -----------------------------------------------------------------------------------------
 
-#: Graphs a bench compiles: 6 shapes x 2 dtypes, above dynamo's default recompile limit (8).
-_RECOMPILE_LIMIT = 64
-
-
-def _no_args(contract: Contract, shape: Shape, point: Point) -> tuple[Any, ...]:
-    return ()
+#: Graphs a bench compiles per peer function: 6 shapes x 2 dtypes, above dynamo's default
+#: recompile limit (8). Shared by the contracts built on (m, l).
+RECOMPILE_LIMIT = 64
 
 
 def _softmax_torch(x: Any) -> Any:
-    """torch.softmax over the rows; a bfloat16 result is handed back as its int16 bits (a view,
-    no copy), since DLPack to CuPy takes no bfloat16."""
     import torch
 
-    y = torch.softmax(x, dim=1)
-    return y.view(torch.int16) if y.dtype == torch.bfloat16 else y
-
-
-class NanAsZero(Mapping[str, Any]):
-    """A peer's outputs with NaN read as 0 (as storage arrays), computed when first read: the
-    bench times the call, which returns this object untouched; the checker reads it afterwards."""
-
-    def __init__(self, outputs: Mapping[str, Any], dtype: str) -> None:
-        self._outputs = outputs
-        self._dtype = dtype
-        self._cache: dict[str, Any] = {}
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self._cache:
-            import cupy
-
-            a = self._outputs[key]
-            if self._dtype == "bfloat16":
-                bits = a.view(cupy.uint16)
-                self._cache[key] = cupy.where((bits & 0x7FFF) > 0x7F80, cupy.uint16(0), bits)
-            else:
-                self._cache[key] = cupy.where(cupy.isnan(a), a.dtype.type(0), a)
-        return self._cache[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._outputs)
-
-    def __len__(self) -> int:
-        return len(self._outputs)
-
-
-def _zero_nan_outputs(prepare: Prepare) -> Prepare:
-    def wrapped(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
-        call = prepare(contract, shape, point)
-        if isinstance(call, str):
-            return call
-        dtype = contract.dtype_of(point)
-
-        def zeroed(inputs: Arrays) -> dict[str, Any]:
-            return NanAsZero(call(inputs), dtype)  # type: ignore[return-value]  # a lazy Mapping
-
-        return zeroed
-
-    return wrapped
+    return torch.softmax(x, dim=1)

@@ -76,16 +76,34 @@ def large_rows(rows: int, xp: Any = np) -> Any:
     return xp.arange(rows) % 4 == 1
 
 
-def neg_inf_mask(rows: int, cols: int, xp: Any = np) -> Any:
-    """Where the inputs hold -inf (see the module docstring); a [rows, cols] boolean array."""
+def neg_inf_mask(rows: int, cols: int, xp: Any = np, masked_row: bool = True) -> Any:
+    """Where the inputs hold -inf (see the module docstring); a [rows, cols] boolean array.
+    ``masked_row=False`` leaves out the all -inf row (for problems that need a finite entry in
+    every row, as cross-entropy's target)."""
     r = xp.arange(rows)[:, None]
     j = xp.arange(cols)[None, :]
     some = ((r % 5 == 2) & (j % 3 != 1)) | ((r % 5 == 3) & (j < cols // 2))
     if cols < 2:
         some = some & False  # a one-element row keeps its finite entry
-    if rows > 2:
+    if rows > 2 and masked_row:
         some = some | ((r == rows // 2) & (j >= 0))
     return some
+
+
+def softmax_state_inputs(shape: Shape, dtype: str, rng: Any, xp: Any = np, masked_row: bool = True) -> Any:
+    """The contract's ``x`` (see the module docstring): a [rows, cols] storage array of ``dtype``.
+    Shared by the contracts built on (m, l): row-softmax, row-log-softmax, row-logsumexp,
+    row-cross-entropy (without the all -inf row)."""
+    rows, cols = shape["rows"], shape["cols"]
+    magnitude = SPREAD_MIN + SPREAD * uniform01(rng, rows * cols)
+    sign = xp.where(uniform01(rng, rows * cols) < 0.5, -1.0, 1.0)
+    u = (sign * magnitude).reshape(rows, cols)
+    offset_mag = OFFSET_MIN + (OFFSET_MAX - OFFSET_MIN) * uniform01(rng, rows)
+    offset_sign = xp.where(uniform01(rng, rows) < 0.5, -1.0, 1.0)
+    offset = xp.where(large_rows(rows, xp), offset_sign * offset_mag, 0.0)
+    values = u + offset[:, None]
+    values = xp.where(neg_inf_mask(rows, cols, xp, masked_row), -xp.inf, values)
+    return from_float64(values, dtype, xp).reshape(rows, cols)
 
 
 def softmax_state_float64(x: Any, xp: Any = np) -> tuple[Any, Any]:
@@ -114,16 +132,7 @@ class RowSoftmaxState(RowContract):
     }
 
     def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
-        rows, cols = shape["rows"], shape["cols"]
-        magnitude = SPREAD_MIN + SPREAD * uniform01(rng, rows * cols)
-        sign = xp.where(uniform01(rng, rows * cols) < 0.5, -1.0, 1.0)
-        u = (sign * magnitude).reshape(rows, cols)
-        offset_mag = OFFSET_MIN + (OFFSET_MAX - OFFSET_MIN) * uniform01(rng, rows)
-        offset_sign = xp.where(uniform01(rng, rows) < 0.5, -1.0, 1.0)
-        offset = xp.where(large_rows(rows, xp), offset_sign * offset_mag, 0.0)
-        values = u + offset[:, None]
-        values = xp.where(neg_inf_mask(rows, cols, xp), -xp.inf, values)
-        return {"x": from_float64(values, dtype, xp).reshape(rows, cols)}
+        return {"x": softmax_state_inputs(shape, dtype, rng, xp)}
 
     def reference(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
         x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
@@ -133,9 +142,6 @@ class RowSoftmaxState(RowContract):
     def flops(self, shape: Shape, point: Point) -> int:
         # Per element: max, subtract, scale by log2 e, exponential, add.
         return 5 * shape["rows"] * shape["cols"]
-
-    def peer_params(self, point: Point) -> dict[str, Any]:
-        return {"dtype": self.dtype_of(point)}
 
     def peers(self) -> tuple[Peer, ...]:
         return (

@@ -1,13 +1,15 @@
-"""What every row-wise contract shares: a row-major [rows, cols] input ``x`` and one float32 value
-per row for each output, the same odd and large verification shapes, and the issue's row shapes
-for timing. Subclasses say what the per-row outputs are (reference, inputs, tolerance, peers)."""
+"""What every row-wise contract shares: a row-major [rows, cols] input ``x`` (and, for some, per-column
+vectors of its dtype such as a norm's weight), one float32 value per row for each output (or, for
+``RowMapContract``, an output matrix like x), the same odd and large verification shapes, the
+issue's row shapes for timing, the minimal traffic (every input read once, every output written
+once) and the peers' problem key (the dtype). Subclasses say what the outputs are (reference,
+inputs, tolerance, peers)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from epldb.contracts.base import Arrays, ArraySpec, Contract, Point, Shape
-from epldb.contracts.dtypes import itemsize
 
 
 class RowContract(Contract):
@@ -37,7 +39,13 @@ class RowContract(Contract):
     )
 
     def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
-        return [ArraySpec("x", self.dtype_of(point), shape["rows"] * shape["cols"])]
+        return [self.input_spec(name, shape, point) for name in self.input_names]
+
+    def input_spec(self, name: str, shape: Shape, point: Point) -> ArraySpec:
+        """``x`` is the matrix; any other input is a per-column vector of x's dtype (a norm's
+        weight or bias). A contract with another kind of input overrides this."""
+        count = shape["rows"] * shape["cols"] if name == "x" else shape["cols"]
+        return ArraySpec(name, self.dtype_of(point), count)
 
     def outputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
         """One float32 per row for each output name."""
@@ -51,6 +59,22 @@ class RowContract(Contract):
         return {"rows": 1, "cols": int(x.size)}
 
     def bytes_moved(self, shape: Shape, point: Point) -> int:
-        """The matrix read once, each per-row output written once."""
-        rows, cols = shape["rows"], shape["cols"]
-        return rows * cols * itemsize(self.dtype_of(point)) + 4 * rows * len(self.output_names)
+        """Every input read once (the matrix, and a per-column vector once, not once per row),
+        every output written once."""
+        return sum(s.nbytes for s in (*self.inputs(shape, point), *self.outputs(shape, point)))
+
+    def peer_params(self, point: Point) -> dict[str, Any]:
+        """Peers solve the same problem whatever the realization's parameters: only the dtype."""
+        return {"dtype": self.dtype_of(point)}
+
+
+class RowMapContract(RowContract):
+    """Rows in, rows out: ``y`` has x's shape and dtype (softmax, log-softmax, the norms), so a
+    realization writes as many bytes as it reads and is a fraction of the COPY ceiling."""
+
+    output_names: ClassVar[tuple[str, ...]] = ("y",)
+    ceiling: ClassVar[str] = "copy"
+
+    def outputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
+        """y: rows * cols elements of the input dtype."""
+        return [ArraySpec("y", self.dtype_of(point), shape["rows"] * shape["cols"])]
