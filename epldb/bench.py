@@ -31,6 +31,9 @@ import numpy as np
 from epldb.contracts import Contract, Peer, make_rng
 from epldb.contracts.dtypes import to_float64
 from epldb.evidence import Row, canonical_json
+from epldb.launch import plan_env
+from epldb.launch.domain import outside_domain
+from epldb.records import Realization
 from epldb.runner import RunError, device_info, load_realization, prepare
 from epldb.verify import error_figures, new_seed
 
@@ -313,7 +316,8 @@ def bench(
         dtypes = sorted({contract.dtype_of(p) for _, item in members for p in item.points})
         for dtype in dtypes:
             for shape in contract.bench_shapes(quick):
-                todo = [(loaded, p) for loaded, item in members for p in item.points if contract.dtype_of(p) == dtype]
+                todo = [(loaded, p) for loaded, item in members for p in item.points
+                        if contract.dtype_of(p) == dtype and in_domain(loaded.realization, shape, p)]
                 if not todo:
                     continue
                 rep_point = todo[0][1]
@@ -391,6 +395,11 @@ def bench(
     return rows
 
 
+def in_domain(realization: Realization, shape: dict[str, int], point: dict[str, Any]) -> bool:
+    """The point serves the shape (launch.domain); points outside are not timed there."""
+    return outside_domain(realization, plan_env(shape, point)) is None
+
+
 def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: bool = True) -> int:
     """How many rows :func:`bench` will produce (for the progress bar)."""
     from epldb.runner import contract_of
@@ -405,7 +414,7 @@ def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: b
             total += len(item.points)
             continue
         shapes = contract.bench_shapes(quick)
-        total += len(item.points) * len(shapes)
+        total += sum(in_domain(r, shape, p) for p in item.points for shape in shapes)
         entry = per_contract.setdefault(contract.name, (contract, set()))
         for p in item.points:
             entry[1].add((contract.dtype_of(p), canonical_json(contract.peer_params(p))))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from epldb.contracts import Contract, get_contract
 from epldb.contracts.dtypes import STORAGE, poison_pattern, storage_dtype
+from epldb.launch.domain import outside_domain
 from epldb.launch import ArrayArg, LaunchLimits, ResolvedPlan, contract_arrays, plan_env, resolve_plan
 from epldb.problems import Problem
 from epldb.records import ParamValue, Realization
@@ -323,6 +324,9 @@ def prepare(catalog: "Catalog", realization_id: str, shape: Mapping[str, int], p
     r = loaded.realization
     if any(step.get("cluster") for step in (r.launch or {}).get("steps", [])):
         raise RunError("skipped", "cluster launches are not supported by the runner yet")
+    reason = outside_domain(r, plan_env(shape, point))
+    if reason is not None:
+        raise RunError("skipped", f"{r.id}: {reason} (launch.domain); another realization serves this shape")
     plan = resolve_plan(r, plan_env(shape, point), contract_arrays(loaded.contract), device_info().limits())
     if not plan.ok:
         raise RunError("runtime-error", "launch plan: " + "; ".join(p.message for p in plan.problems), plan.problems)

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from epldb.launch.domain import check_domain, outside_domain
 from epldb.launch.expr import Expr, ExprError, evaluate, parse
 from epldb.problems import Problem, json_path
 from epldb.records import Realization
@@ -398,14 +399,19 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
             kind = "scalar" if isinstance(bound, ScalarArg) else "array"
             add(("launch", "steps"), f"contract {kind} '{name}' is passed to no step", "warning")
 
-    if not parsed_ok or not realization.params:
+    domain_problems = check_domain(realization, contract, numbers)
+    problems.extend(domain_problems)
+    if not parsed_ok or domain_problems or not realization.params:
         return problems
-    # Every point at every verification shape must resolve within the (sm_90) limits; report the
-    # first failure per field so one bad expression does not produce a problem per point.
+    # Every point at every verification shape inside its domain must resolve within the (sm_90)
+    # limits; report the first failure per field so one bad expression does not produce a problem
+    # per point.
     seen: set[str] = {p.json_path for p in problems}
     for shape in contract.verify_shapes:
         for point in realization.points():
             if contract.required_params and any(p not in point for p in contract.required_params):
+                continue
+            if outside_domain(realization, plan_env(shape, point)) is not None:
                 continue
             resolved = resolve_plan(realization, plan_env(shape, point), roles)
             for p in resolved.problems:

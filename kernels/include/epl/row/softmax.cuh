@@ -1,6 +1,6 @@
 // epl/row/softmax.cuh — the softmax of the rows of a row-major [rows, cols] matrix, y = exp(x - m) / l.
 //
-// Records: catalog/realizations/softmax/{online-register-warp,online-block-reread}.yaml
+// Record:  catalog/realizations/softmax/online-block-reread.yaml
 //          (operator softmax, contract row-softmax).
 //
 // Composed from the verified online-max-accumulation pieces, none copied: the (m, l) state, its
@@ -13,23 +13,16 @@
 // NaN; a -inf element gives exactly 0. Inputs must not hold +inf or NaN.
 #pragma once
 
+#include "../thread/store.cuh"
+#include "ops.cuh"  // softmax_inv_l
 #include "softmax_state.cuh"
 
 namespace epl {
-
-// 1 / l correctly rounded, or 0 for the empty state (l = 0, an all -inf row): the zero convention.
-__device__ __forceinline__ float softmax_inv_l(float l) { return l > 0.0f ? __frcp_rn(l) : 0.0f; }
 
 // One output element: exp(x - shift) / l, as T (round to nearest even).
 template <typename T>
 __device__ __forceinline__ T softmax_normalize(float x, float shift, float inv_l) {
   return from_float<T>(__expf(x - shift) * inv_l);
-}
-
-// HAZARD: p must be 16-byte aligned and the 16 bytes in bounds (STG.E.128).
-template <typename T>
-__device__ __forceinline__ void store_16B_aligned(T* __restrict__ p, const Vec16<T>& v) {
-  *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(&v);
 }
 
 // A vector of N outputs from a vector of inputs.
@@ -69,81 +62,6 @@ __device__ __forceinline__ void write_row_softmax(const T* __restrict__ seg, T* 
     return;
   }
   for (int j = lane; j < n; j += LANES) out[j] = softmax_normalize<T>(to_float(seg[j]), shift, inv_l);
-}
-
-// Body of a kernel with one row per warp, the row held in registers: each lane keeps K floats of
-// its row (K / N vectors lane, lane + 32, ... on the vector path; elements lane, lane + 32, ... on
-// the scalar path), padded with -inf; folds them as ONE register chunk (softmax_state_fold_chunk),
-// warp_allreduce_state merges the 32 states (5 canonical-order butterfly steps), and the outputs
-// are computed from the same registers: one read and one write of the row.
-// Rows longer than 32 * K (the register capacity) are still computed, by the reread path: the
-// online fold with UNROLL_LONG loads in flight, the butterfly, then write_row_softmax (two reads).
-// Launch: blockDim.x == BLOCK (whole warps), gridDim.x == ceil_div(rows, BLOCK / 32).
-template <int BLOCK, int K, typename T>
-__device__ __forceinline__ void row_softmax_warp_registers(const T* __restrict__ x,  // rows x cols
-                                                           T* __restrict__ y,        // rows x cols
-                                                           int rows, int cols) {
-  static_assert(BLOCK % kWarpThreads == 0, "BLOCK must be whole warps");
-  constexpr int N = Vec16<T>::N;
-  static_assert(is_pow2(K) && K % N == 0, "K must be a power of two and whole 16-byte vectors");
-  constexpr int VECS = K / N;
-  constexpr int UNROLL_LONG = 4;
-  const int row = static_cast<int>(blockIdx.x) * (BLOCK / kWarpThreads) + static_cast<int>(threadIdx.x) / kWarpThreads;
-  if (row >= rows) return;  // warp-uniform: the whole warp leaves, no lane misses a shuffle
-  const int lane = lane_id();
-  const T* xr = x + static_cast<size_t>(row) * static_cast<size_t>(cols);
-  T* yr = y + static_cast<size_t>(row) * static_cast<size_t>(cols);
-  const bool vector_path = rows_are_vector_aligned(x, y, cols);
-  if (cols > kWarpThreads * K) {  // beyond the register capacity: fold online, then reread
-    SoftmaxState s = fold_row_softmax_state<kWarpThreads, UNROLL_LONG>(xr, cols, lane, vector_path);
-    s = warp_allreduce_state(s, MergeSoftmaxState{});
-    write_row_softmax<kWarpThreads, UNROLL_LONG>(xr, yr, cols, lane, vector_path, softmax_shift(s.m),
-                                                 softmax_inv_l(s.l));
-    return;
-  }
-  float c[K];  // this lane's share of the row, resident until the store
-  if (vector_path) {
-    const int nv = cols / N;
-    Vec16<T> v[VECS];
-#pragma unroll
-    for (int k = 0; k < VECS; ++k) {  // every in-range load goes out before any is widened
-      if (lane + k * kWarpThreads < nv) v[k] = load_16B_aligned(xr + (lane + k * kWarpThreads) * N);
-    }
-#pragma unroll
-    for (int k = 0; k < VECS; ++k) {
-      const bool in = lane + k * kWarpThreads < nv;
-#pragma unroll
-      for (int e = 0; e < N; ++e) c[k * N + e] = in ? to_float(v[k].v[e]) : softmax_neg_inf();
-    }
-  } else {
-#pragma unroll
-    for (int e = 0; e < K; ++e) {
-      const int j = lane + e * kWarpThreads;
-      c[e] = j < cols ? to_float(xr[j]) : softmax_neg_inf();
-    }
-  }
-  SoftmaxState s = softmax_state_fold_chunk(softmax_state_identity(), c);
-  s = warp_allreduce_state(s, MergeSoftmaxState{});  // every lane holds the same (m, l) bits
-  const float shift = softmax_shift(s.m);
-  const float inv_l = softmax_inv_l(s.l);
-  if (vector_path) {
-    const int nv = cols / N;
-#pragma unroll
-    for (int k = 0; k < VECS; ++k) {
-      if (lane + k * kWarpThreads < nv) {
-        Vec16<T> o;
-#pragma unroll
-        for (int e = 0; e < N; ++e) o.v[e] = softmax_normalize<T>(c[k * N + e], shift, inv_l);
-        store_16B_aligned(yr + (lane + k * kWarpThreads) * N, o);
-      }
-    }
-  } else {
-#pragma unroll
-    for (int e = 0; e < K; ++e) {
-      const int j = lane + e * kWarpThreads;
-      if (j < cols) yr[j] = softmax_normalize<T>(c[e], shift, inv_l);
-    }
-  }
 }
 
 // Body of a kernel with one row per block, any length: thread t folds every BLOCK-th vector online

@@ -1,0 +1,110 @@
+"""Launch-plan domains: the shapes a realization applies to.
+
+A realization that holds a row in registers serves rows up to its capacity and no longer; one built
+for long rows wastes the machine on short ones. Its plan says so in ``launch.domain``::
+
+    domain:
+      cols:
+        max: "group * vecs * (16 // dtype_bytes)"
+        min: "group * vecs * (16 // dtype_bytes) // 4 + 1"
+
+Each key is a shape variable of the contract; ``min`` and ``max`` (both optional, inclusive) are
+expressions of the launch-plan language over the parameters and shape variables. A (shape, point)
+pair outside the domain is not run: verification and timing skip it, and ``epldb.run`` refuses it
+with the bounds in the message. Lint checks that the expressions parse and name known values, and
+that at least one verification shape falls inside some point's domain (a long-row realization
+never sees short rows, but one that sees no shape at all could never be verified).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from epldb.launch.expr import ExprError, evaluate, parse
+from epldb.problems import Problem, json_path
+from epldb.records import Realization
+
+if TYPE_CHECKING:
+    from epldb.contracts.base import Contract
+
+RULE = "launch-plan"
+BOUNDS = ("min", "max")
+
+
+def domain_of(realization: Realization) -> dict[str, dict[str, Any]]:
+    """The plan's domain block: shape variable -> {"min": expr, "max": expr} (either optional)."""
+    return dict((realization.launch or {}).get("domain") or {})
+
+
+def outside_domain(realization: Realization, env: Mapping[str, Any]) -> str | None:
+    """Why the shape and point in ``env`` (from plan_env) are outside the domain, or None if inside.
+
+    An expression that does not evaluate is reported as outside (lint reports the expression)."""
+    for var, bounds in domain_of(realization).items():
+        value = env.get(var)
+        if value is None:
+            continue
+        lo = hi = None
+        for key in BOUNDS:
+            if key not in bounds:
+                continue
+            expr = parse(bounds[key])
+            result = evaluate(expr, env) if not isinstance(expr, ExprError) else expr
+            if isinstance(result, ExprError):
+                return f"domain {var}.{key} {bounds[key]!r} does not evaluate: {result.message}"
+            if key == "min":
+                lo = result
+            else:
+                hi = result
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            span = f"[{'' if lo is None else lo}, {'' if hi is None else hi}]"
+            return f"{var}={value} is outside this point's domain {var} in {span}"
+    return None
+
+
+def check_domain(realization: Realization, contract: "Contract", numbers: set[str]) -> list[Problem]:
+    """Static checks of ``launch.domain`` against the contract (for lint, inside check_plan)."""
+    problems: list[Problem] = []
+
+    def add(path: tuple[str | int, ...], message: str) -> None:
+        problems.append(Problem(realization.loc(*path), message, RULE, json_path(path)))  # type: ignore[arg-type]
+
+    domain = domain_of(realization)
+    if not domain:
+        return problems
+    ok = True
+    for var, bounds in domain.items():
+        base: tuple[str | int, ...] = ("launch", "domain", var)
+        if var not in contract.shape_vars:
+            add(base, f"domain names '{var}', which is not a shape variable of contract '{contract.name}' "
+                      f"({', '.join(contract.shape_vars)})")
+            ok = False
+            continue
+        for key in BOUNDS:
+            if key not in bounds:
+                continue
+            expr = parse(bounds[key])
+            if isinstance(expr, ExprError):
+                add(base + (key,), f"domain {var}.{key} expression {bounds[key]!r}, column {expr.col}: {expr.message}")
+                ok = False
+                continue
+            for name, col in expr.names():
+                if name not in numbers:
+                    add(base + (key,), f"domain {var}.{key} expression {bounds[key]!r}, column {col}: unknown name "
+                                       f"'{name}' (known: {', '.join(sorted(numbers))})")
+                    ok = False
+    if not ok or not realization.params:
+        return problems
+    from epldb.launch.plan import plan_env
+
+    covered = any(
+        outside_domain(realization, plan_env(shape, point)) is None
+        for shape in contract.verify_shapes
+        for point in realization.points()
+    )
+    if not covered:
+        add(("launch", "domain"), "no verification shape of contract "
+            f"'{contract.name}' is inside the domain of any parameter point, so this realization can never be "
+            "verified; widen the domain or the parameters")
+    return problems

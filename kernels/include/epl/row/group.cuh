@@ -1,0 +1,163 @@
+// epl/row/group.cuh — who shares a row: the thread groups that the row-operator bodies map rows to.
+//
+// Records: the operator realizations under catalog/realizations/{softmax,log-softmax,logsumexp,
+//          cross-entropy,rmsnorm,layernorm}/.
+//
+// A group policy tells a body which row a thread works on, which part of it (a segment), its index
+// among the threads sharing that segment, and how to all-reduce a mergeable state over every
+// thread of the row. Two policies:
+//   RowLanes<BLOCK, G>        G consecutive threads per row (G a power of two, 1..BLOCK): a sub-warp
+//                             group (G < 32, shuffles only), a warp (G == 32), or several warps
+//                             (G > 32: warp butterflies, one shared slot per warp, __syncthreads).
+//                             BLOCK / G rows per block.
+//   RowCluster<CLUSTER, BLOCK> a thread-block cluster per row (sm_90+): block rank k owns the k-th
+//                             slice of whole 16-byte vectors; block all-reduce, then the CLUSTER
+//                             block states through distributed shared memory.
+// Every all-reduce leaves the same bits in every thread of the row: the merges run in a fixed order
+// (canonical-order butterflies, then warps and ranks in index order), so results are bitwise
+// reproducible run to run for a fixed mapping.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include "../thread/load.cuh"
+#include "../util.cuh"
+#include "../warp/reduce_state.cuh"
+
+namespace epl {
+
+// Threads whose states an all-reduce merges must hold at most this many bytes of state (the
+// (count, mean, M2) Welford state is 12; (m, l) is 8; a (sum, sum of squares) pair 8).
+constexpr int kMaxStateBytes = 16;
+
+// Threads per block of a RowLanes mapping with G threads per row: at least 256 (8 warps, enough
+// rows in flight per block for short rows), and G itself when a row takes more.
+__host__ __device__ constexpr int row_block_threads(int g) { return g > 256 ? g : 256; }
+
+// Blocks per SM a register-resident mapping asks ptxas to fit (__launch_bounds__' second
+// argument): at least 512 threads per SM, so at most 128 registers per thread. Without it ptxas
+// spends up to 255 registers on a long share and one block of 256 fills the SM; with a 64-register
+// cap (1024 threads) shares of 32 items spill.
+__host__ __device__ constexpr int row_min_blocks(int block) { return block >= 512 ? 1 : 512 / block; }
+
+// [begin, begin + n) of a row: the part one block's group of threads shares.
+struct RowSegment {
+  int begin;
+  int n;
+};
+
+template <int BLOCK, int G>
+class RowLanes {
+  static_assert(BLOCK % kWarpThreads == 0 && BLOCK <= 1024, "BLOCK must be whole warps, at most 1024");
+  static_assert(is_pow2(G) && G <= BLOCK, "G must be a power of two no larger than BLOCK");
+  static constexpr int WARPS = BLOCK / kWarpThreads;
+  static constexpr int WARPS_PER_ROW = G > kWarpThreads ? G / kWarpThreads : 1;
+
+ public:
+  static constexpr int LANES = G;                    // threads sharing one row
+  static constexpr int ROWS_PER_BLOCK = BLOCK / G;   // launch: gridDim.x == ceil_div(rows, this)
+
+  struct TempStorage {
+    alignas(16) unsigned char bytes[G > kWarpThreads ? kMaxStateBytes * WARPS : 16];
+  };
+
+  __device__ __forceinline__ explicit RowLanes(TempStorage& temp) : temp_(temp) {}
+
+  // This thread's row; may be >= rows in the last block (the body then works on an empty row but
+  // still takes part in every all-reduce: shuffles and barriers need every thread).
+  __device__ __forceinline__ int row() const {
+    return static_cast<int>(blockIdx.x) * ROWS_PER_BLOCK + static_cast<int>(threadIdx.x) / G;
+  }
+  __device__ __forceinline__ int lane() const { return static_cast<int>(threadIdx.x) & (G - 1); }
+  // The one thread of the row that writes a per-row result.
+  __device__ __forceinline__ bool leader() const { return lane() == 0; }
+  template <typename T>
+  __device__ __forceinline__ RowSegment segment(int cols) const { return RowSegment{0, cols}; }
+
+  // Every thread of the block calls it, converged, with its state (the identity if it has no data).
+  // Cost: G <= 32: log2(G) butterfly steps; G > 32: 5 steps, one __syncthreads (two from the
+  // second call on: the slots are reused), log2(G / 32) steps.
+  template <typename State, typename Merge>
+  __device__ __forceinline__ State all_reduce(State s, Merge merge) {
+    static_assert(sizeof(State) <= kMaxStateBytes, "state larger than the shared slot");
+    if constexpr (G <= kWarpThreads) {
+      return warp_allreduce_state<G>(s, merge);
+    } else {
+      s = warp_allreduce_state(s, merge);
+      State* slots = reinterpret_cast<State*>(temp_.bytes);
+      if (used_) __syncthreads();  // every warp has read the previous reduction's slots
+      used_ = true;
+      if (lane_id() == 0) slots[warp_id()] = s;
+      __syncthreads();
+      const int first = warp_id() / WARPS_PER_ROW * WARPS_PER_ROW;  // the row's first warp
+      s = slots[first + (lane_id() & (WARPS_PER_ROW - 1))];
+      return warp_allreduce_state<WARPS_PER_ROW>(s, merge);  // warps of the row in index order
+    }
+  }
+
+ private:
+  TempStorage& temp_;
+  bool used_ = false;
+};
+
+#if defined(_CG_HAS_CLUSTER_GROUP)
+
+// One row per cluster of CLUSTER blocks of BLOCK threads. Launch: gridDim.x == rows * CLUSTER and a
+// compile-time __cluster_dims__(CLUSTER, 1, 1) on the entry.
+template <int CLUSTER, int BLOCK>
+class RowCluster {
+  static_assert(is_pow2(CLUSTER) && CLUSTER <= kWarpThreads, "CLUSTER must be a power of two <= 32");
+  using Block = RowLanes<BLOCK, BLOCK>;
+
+ public:
+  static constexpr int LANES = BLOCK;
+  static constexpr int ROWS_PER_BLOCK = 1;
+
+  struct TempStorage {
+    typename Block::TempStorage block;
+    alignas(16) unsigned char slot[kMaxStateBytes];  // this block's state, read by the whole cluster
+  };
+
+  __device__ __forceinline__ explicit RowCluster(TempStorage& temp) : temp_(temp), block_(temp.block) {}
+
+  __device__ __forceinline__ int row() const { return static_cast<int>(blockIdx.x) / CLUSTER; }
+  __device__ __forceinline__ int lane() const { return static_cast<int>(threadIdx.x); }
+  __device__ __forceinline__ bool leader() const { return blockIdx.x % CLUSTER == 0 && threadIdx.x == 0; }
+  // Block rank k owns [k * S, min((k + 1) * S, cols)) with S = ceil_div(cols, CLUSTER) rounded up to
+  // whole 16-byte vectors of T (so every slice of an aligned row stays aligned); ranks past the end
+  // own nothing.
+  template <typename T>
+  __device__ __forceinline__ RowSegment segment(int cols) const {
+    constexpr int N = Vec16<T>::N;
+    const int rank = static_cast<int>(blockIdx.x) % CLUSTER;  // == block_rank() for a 1-D cluster
+    const int slice = ceil_div(ceil_div(cols, CLUSTER), N) * N;
+    const int begin = min(cols, rank * slice);
+    return RowSegment{begin, min(slice, cols - begin)};
+  }
+
+  // Block all-reduce, then every warp of every block reads the CLUSTER block states (lane k reads
+  // rank k mod CLUSTER) and merges them in rank order. Cost: the block's, plus 2 cluster barriers
+  // and CLUSTER remote shared loads per warp.
+  template <typename State, typename Merge>
+  __device__ __forceinline__ State all_reduce(State s, Merge merge) {
+    namespace cg = cooperative_groups;
+    static_assert(sizeof(State) <= kMaxStateBytes, "state larger than the shared slot");
+    s = block_.all_reduce(s, merge);
+    cg::cluster_group cluster = cg::this_cluster();
+    State* slot = reinterpret_cast<State*>(temp_.slot);
+    if (threadIdx.x == 0) *slot = s;
+    cluster.sync();  // every block's slot written and visible cluster-wide
+    s = *cluster.map_shared_rank(slot, static_cast<int>(lane_id() & (CLUSTER - 1)));
+    s = warp_allreduce_state<CLUSTER>(s, merge);
+    cluster.sync();  // no block overwrites or frees its slot while another still reads it
+    return s;
+  }
+
+ private:
+  TempStorage& temp_;
+  Block block_;
+};
+
+#endif  // _CG_HAS_CLUSTER_GROUP
+
+}  // namespace epl

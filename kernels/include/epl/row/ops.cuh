@@ -1,0 +1,163 @@
+// epl/row/ops.cuh — the row operators, as policies for the bodies of epl/row/resident.cuh (a row
+// in, a row out, held in registers) and epl/row/stream.cuh (a row in, one value out, streamed).
+//
+// Records: catalog/realizations/{softmax,log-softmax,rmsnorm,layernorm,logsumexp,cross-entropy}/.
+//
+// Each operator is written once from the verified building blocks — the (m, l) state and its
+// -inf-guarded merge and chunk fold (thread/softmax_state.cuh), Chan's merge of (count, mean, M2)
+// (thread/welford.cuh), sums — and says only what is its own: the per-thread state of its share,
+// how the row's constants follow from the merged state, and the per-element expression.
+// All arithmetic is float32; the output is rounded to T once, at the store.
+#pragma once
+
+#include "../thread/ops.cuh"
+#include "../thread/softmax_state.cuh"
+#include "../thread/welford.cuh"
+#include "resident.cuh"
+
+namespace epl {
+
+// 1 / l correctly rounded, or 0 for the empty state (l = 0, an all -inf row).
+__device__ __forceinline__ float softmax_inv_l(float l) { return l > 0.0f ? __frcp_rn(l) : 0.0f; }
+
+// a / n for a row length n (exact integer < 2^24 as float32 here), within 2 ulp, no slow-path CALL.
+__device__ __forceinline__ float per_element(float a, int n) { return __fdividef(a, static_cast<float>(n)); }
+
+// The (m, l) state of a thread's share held in registers. The values are all resident, so the
+// thread needs no online rescaling: its max first, then one exponential per value against it (the
+// two-pass order of online-max-accumulation/two-pass, on registers instead of memory); the states
+// of the threads then merge with the rescaling merge. A thread with no value keeps (-inf, 0).
+template <typename Share>
+__device__ __forceinline__ SoftmaxState softmax_state_of(const Share& share) {
+  const float m = share.reduce([](float v) { return v; }, Max{});
+  const float shift = softmax_shift(m);
+  return SoftmaxState{m, share.reduce([shift](float v) { return __expf(v - shift); }, Sum{})};
+}
+
+// Sum over a thread's share of f(x) for the values in range, pairwise.
+template <typename Share, typename F>
+__device__ __forceinline__ float share_sum(const Share& share, F f) {
+  return share.reduce(f, Sum{});
+}
+
+// --- a row in, a row out ------------------------------------------------------------------------
+
+// y = exp(x - m) / l; an all -inf row gives zeros, a -inf element 0.
+struct SoftmaxRow {
+  static constexpr int kParams = 0;
+  struct Row {
+    float shift, inv_l;
+  };
+  template <typename Share, typename Group>
+  __device__ __forceinline__ Row stats(const Share& share, Group& group, int) const {
+    const SoftmaxState s = group.all_reduce(softmax_state_of(share), MergeSoftmaxState{});
+    return Row{softmax_shift(s.m), softmax_inv_l(s.l)};
+  }
+  __device__ __forceinline__ float apply(float x, const Row& r, float, float) const {
+    return __expf(x - r.shift) * r.inv_l;
+  }
+};
+
+// y = x - m - log(l), as (x - m) - log(l); a -inf element gives -inf, an all -inf row all -inf
+// (log l is taken as 0 when l = 0, so -inf - shift stays -inf).
+struct LogSoftmaxRow {
+  static constexpr int kParams = 0;
+  struct Row {
+    float shift, log_l;
+  };
+  template <typename Share, typename Group>
+  __device__ __forceinline__ Row stats(const Share& share, Group& group, int) const {
+    const SoftmaxState s = group.all_reduce(softmax_state_of(share), MergeSoftmaxState{});
+    return Row{softmax_shift(s.m), s.l > 0.0f ? logf(s.l) : 0.0f};
+  }
+  __device__ __forceinline__ float apply(float x, const Row& r, float, float) const {
+    return (x - r.shift) - r.log_l;
+  }
+};
+
+// y = x * rsqrt(mean(x^2) + eps) * w.
+struct RmsNormRow {
+  static constexpr int kParams = 1;  // weight
+  float eps;
+  struct Row {
+    float rstd;
+  };
+  template <typename Share, typename Group>
+  __device__ __forceinline__ Row stats(const Share& share, Group& group, int cols) const {
+    const float ss = group.all_reduce(share_sum(share, [](float v) { return v * v; }), Sum{});
+    return Row{rsqrtf(per_element(ss, cols) + eps)};
+  }
+  __device__ __forceinline__ float apply(float x, const Row& r, float w, float) const { return x * r.rstd * w; }
+};
+
+// How layernorm gets (mean, variance) from the registers: the statistics realizations of
+// mergeable-statistics, each as it behaves on a row held in registers.
+//   LayerNormTwoPass      mean first (one all-reduce), then the squared deviations from it (a
+//                         second): exact centring, no cancellation, two all-reduces.
+//   LayerNormChan         each thread's (count, mean, M2) by an in-register two-pass, merged with
+//                         Chan's rule: one all-reduce of a 12-byte state; error grows like
+//                         u * |mean| / std through the merged means.
+//   LayerNormSumSquares   (sum x, sum x^2), var = E[x^2] - E[x]^2: one all-reduce of 8 bytes, and
+//                         catastrophic cancellation when |mean| >> std (the cautionary one).
+struct LayerNormTwoPass {
+  template <typename Share, typename Group>
+  __device__ __forceinline__ float2 moments(const Share& share, Group& group, int cols) const {
+    const float mean = per_element(group.all_reduce(share_sum(share, [](float v) { return v; }), Sum{}), cols);
+    const float m2 = group.all_reduce(share_sum(share, [mean](float v) { return (v - mean) * (v - mean); }), Sum{});
+    return make_float2(mean, per_element(m2, cols));
+  }
+};
+
+struct LayerNormChan {
+  template <typename Share, typename Group>
+  __device__ __forceinline__ float2 moments(const Share& share, Group& group, int) const {
+    const int count = share.count();
+    WelfordState s = WelfordState::identity();
+    if (count > 0) {
+      const float mean = per_element(share_sum(share, [](float v) { return v; }), count);
+      s = WelfordState{static_cast<float>(count), mean,
+                       share_sum(share, [mean](float v) { return (v - mean) * (v - mean); })};
+    }
+    s = group.all_reduce(s, ChanMerge{});
+    return make_float2(s.mean, div_by_count(s.m2, s.count));
+  }
+};
+
+struct SumPair {
+  float sum, sum_sq;
+};
+struct MergeSumPair {
+  __device__ __forceinline__ SumPair operator()(const SumPair& a, const SumPair& b) const {
+    return SumPair{a.sum + b.sum, a.sum_sq + b.sum_sq};
+  }
+};
+
+struct LayerNormSumSquares {
+  template <typename Share, typename Group>
+  __device__ __forceinline__ float2 moments(const Share& share, Group& group, int cols) const {
+    SumPair p{share_sum(share, [](float v) { return v; }), share_sum(share, [](float v) { return v * v; })};
+    p = group.all_reduce(p, MergeSumPair{});
+    const float mean = per_element(p.sum, cols);
+    return make_float2(mean, fmaxf(0.0f, per_element(p.sum_sq, cols) - mean * mean));
+  }
+};
+
+// y = (x - mean) * rsqrt(var + eps) * w + b, population variance.
+template <typename Stats>
+struct LayerNormRow {
+  static constexpr int kParams = 2;  // weight, bias
+  float eps;
+  struct Row {
+    float mean, rstd;
+  };
+  template <typename Share, typename Group>
+  __device__ __forceinline__ Row stats(const Share& share, Group& group, int cols) const {
+    const float2 mv = Stats{}.moments(share, group, cols);
+    return Row{mv.x, rsqrtf(mv.y + eps)};
+  }
+  __device__ __forceinline__ float apply(float x, const Row& r, float w, float b) const {
+    return fmaf((x - r.mean) * r.rstd, w, b);
+  }
+};
+
+}  // namespace epl

@@ -1,0 +1,174 @@
+// epl/row/resident.cuh — row operators whose row stays in registers from its load to its store.
+//
+// Records: the register realizations under catalog/realizations/{softmax,log-softmax,rmsnorm,
+//          layernorm}/ (a row in, a row out: one read and one write of every element).
+//
+// RowShare<LANES, VECS, T> is one thread's share of a row segment: VECS 16-byte vectors of raw T
+// (bfloat16 stays packed, 8 values per 4 registers), the vectors lane, lane + LANES, ... of the
+// segment on the vector path, or elements lane, lane + LANES, ... on the scalar path (rows or
+// parameter arrays not 16-byte aligned). A segment holds at most LANES * VECS * 16 / sizeof(T)
+// elements: that capacity is the realization's domain (its record's launch.domain).
+//
+// rows_in_registers<Group, ITEMS>(op, ...) is the whole body of such a kernel: load the share (all
+// loads issued before the first is used), op.stats(...) computes the row's constants with as many
+// all-reduces over the row's group as the operator needs (epl/row/group.cuh), then every element
+// is rewritten from registers through op.apply(x, row constants, p0[col], p1[col]) and stored in
+// 16-byte vectors. The operators (the `op`) are in epl/row/ops.cuh.
+#pragma once
+
+#include "../thread/convert.cuh"
+#include "../thread/load.cuh"
+#include "../thread/ops.cuh"
+#include "../thread/store.cuh"
+#include "../util.cuh"
+#include "group.cuh"
+
+namespace epl {
+
+// a[0] = op over a[0, 2 * W), pairwise (one template level per tree level, so it fully unrolls).
+template <int W, int K, typename Op>
+__device__ __forceinline__ void tree_in_place(float (&a)[K], Op op) {
+  if constexpr (W > 0) {
+#pragma unroll
+    for (int i = 0; i < W; ++i) a[i] = op(a[i], a[i + W]);
+    tree_in_place<W / 2>(a, op);
+  }
+}
+
+template <int LANES, int VECS, typename T>
+struct RowShare {
+  static_assert(is_pow2(VECS), "VECS must be a power of two (pairwise trees)");
+  static constexpr int N = Vec16<T>::N;     // elements per 16-byte vector
+  static constexpr int K = VECS * N;        // elements per thread
+  static constexpr int CAPACITY = LANES * K;  // elements per segment
+
+  Vec16<T> v[VECS];
+  int lane;          // 0 .. LANES-1
+  int n;             // segment length (0: this thread's group has no row)
+  bool vector_path;  // 16-byte vectors (segment, output and parameters aligned, n % N == 0)
+
+  // The segment column of element e of slot k. On the vector path column < n exactly when the
+  // whole vector is in range (n is a multiple of N there), so one test serves both paths.
+  __device__ __forceinline__ int col(int k, int e) const {
+    return vector_path ? (lane + k * LANES) * N + e : lane + (k * N + e) * LANES;
+  }
+  __device__ __forceinline__ bool valid(int k, int e) const { return col(k, e) < n; }
+
+  // Issues every in-range load before any value is used: VECS * 16 bytes in flight per thread.
+  __device__ __forceinline__ void load(const T* __restrict__ seg) {
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      if (vector_path) {
+        if (valid(k, 0)) v[k] = load_16B_aligned(seg + col(k, 0));
+      } else {
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          if (valid(k, e)) v[k].v[e] = seg[col(k, e)];
+        }
+      }
+    }
+  }
+
+  // op over f(x) for the values in range (Op::identity() elsewhere): a pairwise tree within each
+  // vector, then across the VECS vectors. N + VECS temporaries, not K: the widened row never
+  // exists all at once beside its packed copy.
+  template <typename F, typename Op>
+  __device__ __forceinline__ float reduce(F f, Op op) const {
+    float part[VECS];
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      float t[N];
+#pragma unroll
+      for (int e = 0; e < N; ++e) t[e] = valid(k, e) ? f(to_float(v[k].v[e])) : Op::identity();
+      tree_in_place<N / 2>(t, op);
+      part[k] = t[0];
+    }
+    tree_in_place<VECS / 2>(part, op);
+    return part[0];
+  }
+
+  // How many of the K values are in the segment (a prefix of c: validity falls with k and e).
+  __device__ __forceinline__ int count() const {
+    int c = 0;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) c += valid(k, e) ? 1 : 0;
+    }
+    return c;
+  }
+
+  // out[col] = round_to_T(f(x, p0[col], p1[col])) for every element in range; P (0, 1 or 2) is how
+  // many parameter arrays f reads (absent ones read as 0 and are never dereferenced).
+  template <int P, typename F>
+  __device__ __forceinline__ void store(T* __restrict__ out, const T* __restrict__ p0, const T* __restrict__ p1,
+                                        F f) const {
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      if (vector_path) {
+        const int c0 = col(k, 0);
+        if (!(c0 < n)) continue;
+        Vec16<T> a, b, o;
+        if constexpr (P >= 1) a = load_16B_aligned(p0 + c0);
+        if constexpr (P >= 2) b = load_16B_aligned(p1 + c0);
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          const float pa = P >= 1 ? to_float(a.v[e]) : 0.0f;
+          const float pb = P >= 2 ? to_float(b.v[e]) : 0.0f;
+          o.v[e] = from_float<T>(f(to_float(v[k].v[e]), pa, pb));
+        }
+        store_16B_aligned(out + c0, o);
+      } else {
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          const int c = col(k, e);
+          if (!(c < n)) continue;
+          const float pa = P >= 1 ? to_float(p0[c]) : 0.0f;
+          const float pb = P >= 2 ? to_float(p1[c]) : 0.0f;
+          out[c] = from_float<T>(f(to_float(v[k].v[e]), pa, pb));
+        }
+      }
+    }
+  }
+};
+
+// Every array a row operator touches can take 16-byte vectors at the segment offsets.
+template <typename T>
+__device__ __forceinline__ bool row_arrays_vector_aligned(const T* x, const T* y, const T* p0, const T* p1,
+                                                          int cols) {
+  return cols % Vec16<T>::N == 0 && is_16B_aligned(x) && is_16B_aligned(y) && is_16B_aligned(p0) &&
+         is_16B_aligned(p1);
+}
+
+// The body of a row-in, row-out operator kernel with the row held in registers.
+// Group: RowLanes<BLOCK, G> or RowCluster<CLUSTER, BLOCK> (epl/row/group.cuh).
+// Op: `static constexpr int kParams` (per-column parameter arrays: 0, 1 or 2),
+//     `Row stats(const Share&, Group&, int cols)` (all threads call it: it may all-reduce),
+//     `float apply(float x, const Row&, float p0, float p1)`.
+// x, y: rows x cols, row-major; p0, p1: cols each (or null).
+// ITEMS: elements per thread (whole 16-byte vectors of T: 4 float32, 8 bfloat16).
+// Domain: the segment of a group (cols, or cols / CLUSTER rounded up to whole vectors) must be at
+// most Group::LANES * ITEMS elements; longer rows are not this body's (the launch
+// plan's domain keeps them away); rows < 2^31, cols < 2^31, rows * cols < 2^63.
+template <typename Group, int ITEMS, typename T, typename Op>
+__device__ __forceinline__ void rows_in_registers(Op op, const T* __restrict__ x, const T* __restrict__ p0,
+                                                  const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
+  __shared__ typename Group::TempStorage temp;
+  Group group(temp);
+  const int row = group.row();
+  const bool has_row = row < rows;
+  const RowSegment seg = group.template segment<T>(cols);
+  static_assert(ITEMS % Vec16<T>::N == 0, "ITEMS must be whole 16-byte vectors of T");
+  RowShare<Group::LANES, ITEMS / Vec16<T>::N, T> share;
+  share.lane = group.lane();
+  share.n = has_row ? seg.n : 0;
+  share.vector_path = row_arrays_vector_aligned(x, y, p0, p1, cols);
+  const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols) + seg.begin;
+  share.load(x + base);
+  const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all
+  if (!has_row) return;
+  share.template store<Op::kParams>(y + base, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1,
+                                    [&](float v, float a, float b) { return op.apply(v, constants, a, b); });
+}
+
+}  // namespace epl

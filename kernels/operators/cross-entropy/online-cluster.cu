@@ -1,0 +1,23 @@
+// Record:       cross-entropy/online-cluster (catalog/realizations/cross-entropy/online-cluster.yaml)
+// Contract:     row-cross-entropy — loss[r] = logsumexp(x[r, :]) - x[r, target[r]], float32.
+// Phases:       a cluster of CLUSTER blocks of BLOCK threads per row (compile-time __cluster_dims__):
+//               1. block rank k folds slice k of the row online into (m, l), every BLOCK-th
+//                  16-byte vector per thread, UNROLL in flight;
+//               2. block all-reduce of (m, l) (one __syncthreads), then the CLUSTER block states
+//                  through distributed shared memory (2 cluster barriers);
+//               3. thread 0 of rank 0 writes loss[r].
+// Traffic:      reads sizeof(T) bytes per element once plus one 8-byte target and one logit per row; writes 4 bytes per row.
+// Shared mem:   16 * BLOCK / 32 + 16 bytes static.
+// Determinism:  bitwise (fixed fold and merge order for a fixed mapping; no atomics).
+// Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
+//               gridDim.x == rows * CLUSTER.
+#include <epl/row/stream.cuh>
+
+template <int CLUSTER, int BLOCK, int UNROLL, typename T>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
+cross_entropy_online_cluster(const T* __restrict__ x,  // rows x cols, row-major
+                 const long long* __restrict__ target,  // rows: class index in [0, cols)
+                 float* __restrict__ loss,  // rows
+                 int rows, int cols) {
+  epl::rows_to_values<epl::RowCluster<CLUSTER, BLOCK>, UNROLL, T>(epl::CrossEntropyValue<T>{x, target, cols}, x, loss, rows, cols);
+}

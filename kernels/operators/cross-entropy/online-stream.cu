@@ -1,0 +1,22 @@
+// Record:       cross-entropy/online-stream (catalog/realizations/cross-entropy/online-stream.yaml)
+// Contract:     row-cross-entropy — loss[r] = logsumexp(x[r, :]) - x[r, target[r]], float32.
+// Phases:       G consecutive threads per row (BLOCK = max(G, 256), BLOCK / G rows per block):
+//               1. every thread folds its share of the row online into (m, l): every G-th 16-byte
+//                  vector, UNROLL in flight (element loads if rows are not 16-byte aligned);
+//               2. all-reduce of (m, l) over the G threads (shuffles; G > 32 also shared slots and
+//                  one __syncthreads);
+//               3. the row's first thread writes loss[r].
+// Traffic:      reads sizeof(T) bytes per element once plus one 8-byte target and one logit per row; writes 4 bytes per row.
+// Shared mem:   G > 32: 16 * BLOCK / 32 bytes static; none otherwise.
+// Determinism:  bitwise (fixed fold and merge order for a fixed mapping; no atomics).
+// Constraints:  G a power of two <= 1024; gridDim.x == ceil_div(rows, BLOCK / G).
+#include <epl/row/stream.cuh>
+
+template <int G, int UNROLL, typename T>
+__global__ void __launch_bounds__(epl::row_block_threads(G))
+cross_entropy_online_stream(const T* __restrict__ x,  // rows x cols, row-major
+                 const long long* __restrict__ target,  // rows: class index in [0, cols)
+                 float* __restrict__ loss,  // rows
+                 int rows, int cols) {
+  epl::rows_to_values<epl::RowLanes<epl::row_block_threads(G), G>, UNROLL, T>(epl::CrossEntropyValue<T>{x, target, cols}, x, loss, rows, cols);
+}

@@ -1,0 +1,22 @@
+// Record:       logsumexp/online-cluster (catalog/realizations/logsumexp/online-cluster.yaml)
+// Contract:     row-logsumexp — out[r] = log sum_j exp(x[r, j]) = m[r] + log l[r], float32; an all -inf row gives -inf.
+// Phases:       a cluster of CLUSTER blocks of BLOCK threads per row (compile-time __cluster_dims__):
+//               1. block rank k folds slice k of the row online into (m, l), every BLOCK-th
+//                  16-byte vector per thread, UNROLL in flight;
+//               2. block all-reduce of (m, l) (one __syncthreads), then the CLUSTER block states
+//                  through distributed shared memory (2 cluster barriers);
+//               3. thread 0 of rank 0 writes out[r].
+// Traffic:      reads sizeof(T) bytes per element once; writes 4 bytes per row.
+// Shared mem:   16 * BLOCK / 32 + 16 bytes static.
+// Determinism:  bitwise (fixed fold and merge order for a fixed mapping; no atomics).
+// Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
+//               gridDim.x == rows * CLUSTER.
+#include <epl/row/stream.cuh>
+
+template <int CLUSTER, int BLOCK, int UNROLL, typename T>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
+logsumexp_online_cluster(const T* __restrict__ x,  // rows x cols, row-major
+                 float* __restrict__ out,  // rows
+                 int rows, int cols) {
+  epl::rows_to_values<epl::RowCluster<CLUSTER, BLOCK>, UNROLL, T>(epl::LogSumExpValue{}, x, out, rows, cols);
+}

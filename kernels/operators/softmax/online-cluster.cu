@@ -1,0 +1,24 @@
+// Record:       softmax/online-cluster (catalog/realizations/softmax/online-cluster.yaml)
+// Contract:     row-softmax — y[r, j] = exp(x[r, j] - m[r]) / l[r] in T; an all -inf row gives zeros.
+// Phases:       a cluster of CLUSTER blocks of BLOCK threads per row (compile-time __cluster_dims__):
+//               1. block rank k loads slice k of the row (ceil_div(cols, CLUSTER) rounded up to whole
+//                  16-byte vectors) into registers, ITEMS elements per thread, all in flight;
+//               2. the row's constants: block all-reduce (one __syncthreads), then the
+//                  CLUSTER block states through distributed shared memory (2 cluster barriers);
+//               3. every element of the slice rewritten from registers, 16 bytes per store.
+// Traffic:      reads and writes sizeof(T) bytes per element once.
+// Shared mem:   16 * BLOCK / 32 + 16 bytes static. Barriers: 1 + 2 cluster barriers per all-reduce.
+// Determinism:  bitwise (fixed merge order for fixed CLUSTER, BLOCK, ITEMS; no atomics).
+// Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
+//               cols <= CLUSTER * BLOCK * ITEMS (the record's domain);
+//               gridDim.x == rows * CLUSTER; x and y do not overlap.
+#include <epl/row/ops.cuh>
+
+template <int CLUSTER, int BLOCK, int ITEMS, typename T>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
+softmax_online_cluster(const T* __restrict__ x,  // rows x cols, row-major
+                 T* __restrict__ y,        // rows x cols
+                 int rows, int cols) {
+  using Group = epl::RowCluster<CLUSTER, BLOCK>;
+  epl::rows_in_registers<Group, ITEMS, T>(epl::SoftmaxRow{}, x, nullptr, nullptr, y, rows, cols);
+}
