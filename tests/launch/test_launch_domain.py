@@ -1,0 +1,93 @@
+"""launch.domain: which shapes a point serves, the static checks, and the skipping in bench counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import epldb
+from epldb.bench import BenchItem, count_rows, in_domain
+from epldb.contracts import get_contract
+from epldb.launch import check_plan, plan_env
+from epldb.launch.domain import outside_domain
+from realization_fixtures import LAUNCH, make_repo
+
+CONTRACT = get_contract("block-tile-reduce")
+POINT = {"block": 256, "items": 4, "dtype": "float32", "op": "sum"}
+
+
+def realization(tmp_path: Path, domain: str):
+    root = make_repo(tmp_path, domain + LAUNCH)
+    cat = epldb.load(root, lint=False)
+    assert "tile-sum/naive" in cat.realizations, [p.format() for p in cat.problems]
+    return cat.realizations["tile-sum/naive"]
+
+
+def messages(problems) -> list[str]:
+    return [p.format() for p in problems]
+
+
+CAPACITY = """\
+  domain:
+    n:
+      max: "block * items * 32"
+      min: "block * items // 4 + 1"
+"""
+
+
+def test_bounds_are_inclusive_and_evaluated_per_point(tmp_path: Path) -> None:
+    r = realization(tmp_path, CAPACITY)
+    # block 256, items 4: n in [257, 32768]
+    assert outside_domain(r, plan_env({"n": 257}, POINT)) is None
+    assert outside_domain(r, plan_env({"n": 32768}, POINT)) is None
+    assert outside_domain(r, plan_env({"n": 32769}, POINT)) == "n=32769 is outside this point's domain n in [257, 32768]"
+    assert outside_domain(r, plan_env({"n": 256}, POINT)) == "n=256 is outside this point's domain n in [257, 32768]"
+    # the same shape is inside for a larger point
+    assert outside_domain(r, plan_env({"n": 32769}, {**POINT, "block": 512})) is None
+
+
+def test_a_realization_without_domain_serves_every_shape(tmp_path: Path) -> None:
+    r = realization(tmp_path, "")
+    assert outside_domain(r, plan_env({"n": 1}, POINT)) is None
+    assert outside_domain(r, plan_env({"n": 10**9}, POINT)) is None
+
+
+def test_lint_accepts_a_covering_domain(tmp_path: Path) -> None:
+    assert messages(check_plan(realization(tmp_path, CAPACITY), CONTRACT)) == []
+
+
+def test_lint_names_an_unknown_shape_variable(tmp_path: Path) -> None:
+    r = realization(tmp_path, '  domain:\n    cols:\n      max: "block"\n')
+    assert messages(check_plan(r, CONTRACT)) == [
+        "catalog/realizations/tile-sum/naive.yaml:23:7: error: $.launch.domain.cols: domain names 'cols', which is "
+        "not a shape variable of contract 'block-tile-reduce' (n) [launch-plan]"
+    ]
+
+
+def test_lint_locates_a_bad_bound_expression_and_an_unknown_name(tmp_path: Path) -> None:
+    r = realization(tmp_path, '  domain:\n    n:\n      max: "block *"\n      min: "lanes + 1"\n')
+    got = messages(check_plan(r, CONTRACT))  # bounds checked min first
+    assert len(got) == 2, got
+    assert got[1].startswith("catalog/realizations/tile-sum/naive.yaml:23:12: error: $.launch.domain.n.max: "
+                             "domain n.max expression 'block *', column")
+    assert got[0].startswith("catalog/realizations/tile-sum/naive.yaml:24:12: error: $.launch.domain.n.min: "
+                             "domain n.min expression 'lanes + 1', column 1: unknown name 'lanes' (known:")
+
+
+def test_lint_refuses_a_domain_no_verification_shape_enters(tmp_path: Path) -> None:
+    r = realization(tmp_path, '  domain:\n    n:\n      min: "1000000000"\n')
+    assert messages(check_plan(r, CONTRACT)) == [
+        "catalog/realizations/tile-sum/naive.yaml:22:5: error: $.launch.domain: no verification shape of contract "
+        "'block-tile-reduce' is inside the domain of any parameter point, so this realization can never be "
+        "verified; widen the domain or the parameters [launch-plan]"
+    ]
+
+
+def test_bench_counts_only_points_inside_their_domain(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, CAPACITY + LAUNCH)
+    cat = epldb.load(root, lint=False)
+    r = cat.realizations["tile-sum/naive"]
+    points = r.points()
+    shapes = CONTRACT.bench_shapes(quick=False)
+    inside = sum(in_domain(r, dict(s), p) for p in points for s in shapes)
+    assert 0 <= inside < len(points) * len(shapes)  # the contract's large shapes exceed every capacity
+    assert count_rows(cat, [BenchItem(r.id, points)], quick=False, peers=False) == inside
