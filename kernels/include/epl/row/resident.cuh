@@ -3,7 +3,7 @@
 // Records: the register realizations under catalog/realizations/{softmax,log-softmax,rmsnorm,
 //          layernorm}/ (a row in, a row out: one read and one write of every element).
 //
-// RowShare<LANES, VECS, T> is one thread's share of a row segment: VECS 16-byte vectors of raw T
+// RowShare<LANES, VECS, T, VECTOR> is one thread's share of a row segment: VECS 16-byte vectors of raw T
 // (bfloat16 stays packed, 8 values per 4 registers), the vectors lane, lane + LANES, ... of the
 // segment on the vector path, or elements lane, lane + LANES, ... on the scalar path (rows or
 // parameter arrays not 16-byte aligned). A segment holds at most LANES * VECS * 16 / sizeof(T)
@@ -35,7 +35,7 @@ __device__ __forceinline__ void tree_in_place(float (&a)[K], Op op) {
   }
 }
 
-template <int LANES, int VECS, typename T>
+template <int LANES, int VECS, typename T, bool VECTOR>
 struct RowShare {
   static_assert(is_pow2(VECS), "VECS must be a power of two (pairwise trees)");
   static constexpr int N = Vec16<T>::N;     // elements per 16-byte vector
@@ -43,28 +43,28 @@ struct RowShare {
   static constexpr int CAPACITY = LANES * K;  // elements per segment
 
   Vec16<T> v[VECS];
-  int lane;          // 0 .. LANES-1
-  int n;             // segment length (0: this thread's group has no row)
-  bool vector_path;  // 16-byte vectors (segment, output and parameters aligned, n % N == 0)
+  int lane;  // 0 .. LANES-1
+  int n;     // segment length (0: this thread's group has no row)
 
-  // The segment column of element e of slot k. On the vector path column < n exactly when the
-  // whole vector is in range (n is a multiple of N there), so one test serves both paths.
+  // The segment column of element e of slot k: vectors lane, lane + LANES, ... (VECTOR), or
+  // elements lane, lane + LANES, ... (scalar path).
   __device__ __forceinline__ int col(int k, int e) const {
-    return vector_path ? (lane + k * LANES) * N + e : lane + (k * N + e) * LANES;
+    return VECTOR ? (lane + k * LANES) * N + e : lane + (k * N + e) * LANES;
   }
-  __device__ __forceinline__ bool valid(int k, int e) const { return col(k, e) < n; }
+  // On the vector path a whole vector is in range or not (n is a multiple of N there): one test
+  // per vector, never per element.
+  __device__ __forceinline__ bool valid(int k, int e) const { return VECTOR ? col(k, 0) < n : col(k, e) < n; }
 
   // Issues every in-range load before any value is used: VECS * 16 bytes in flight per thread.
+  // Slots past the end hold zeros (never used as data; they keep every register defined).
   __device__ __forceinline__ void load(const T* __restrict__ seg) {
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
-      if (vector_path) {
-        if (valid(k, 0)) v[k] = load_16B_aligned(seg + col(k, 0));
+      if constexpr (VECTOR) {
+        v[k] = valid(k, 0) ? load_16B_aligned(seg + col(k, 0)) : Vec16<T>{};
       } else {
 #pragma unroll
-        for (int e = 0; e < N; ++e) {
-          if (valid(k, e)) v[k].v[e] = seg[col(k, e)];
-        }
+        for (int e = 0; e < N; ++e) v[k].v[e] = valid(k, e) ? seg[col(k, e)] : T{};
       }
     }
   }
@@ -79,21 +79,28 @@ struct RowShare {
     for (int k = 0; k < VECS; ++k) {
       float t[N];
 #pragma unroll
-      for (int e = 0; e < N; ++e) t[e] = valid(k, e) ? f(to_float(v[k].v[e])) : Op::identity();
+      for (int e = 0; e < N; ++e) {
+        const float fx = f(to_float(v[k].v[e]));
+        t[e] = VECTOR || valid(k, e) ? fx : Op::identity();
+      }
       tree_in_place<N / 2>(t, op);
-      part[k] = t[0];
+      part[k] = !VECTOR || valid(k, 0) ? t[0] : Op::identity();
     }
     tree_in_place<VECS / 2>(part, op);
     return part[0];
   }
 
-  // How many of the K values are in the segment (a prefix of c: validity falls with k and e).
+  // How many of the K values are in the segment (a prefix of the slots).
   __device__ __forceinline__ int count() const {
     int c = 0;
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
+      if constexpr (VECTOR) {
+        c += valid(k, 0) ? N : 0;
+      } else {
 #pragma unroll
-      for (int e = 0; e < N; ++e) c += valid(k, e) ? 1 : 0;
+        for (int e = 0; e < N; ++e) c += valid(k, e) ? 1 : 0;
+      }
     }
     return c;
   }
@@ -105,9 +112,9 @@ struct RowShare {
                                         F f) const {
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
-      if (vector_path) {
+      if constexpr (VECTOR) {
+        if (!valid(k, 0)) continue;
         const int c0 = col(k, 0);
-        if (!(c0 < n)) continue;
         Vec16<T> a, b, o;
         if constexpr (P >= 1) a = load_16B_aligned(p0 + c0);
         if constexpr (P >= 2) b = load_16B_aligned(p1 + c0);
@@ -121,8 +128,8 @@ struct RowShare {
       } else {
 #pragma unroll
         for (int e = 0; e < N; ++e) {
+          if (!valid(k, e)) continue;
           const int c = col(k, e);
-          if (!(c < n)) continue;
           const float pa = P >= 1 ? to_float(p0[c]) : 0.0f;
           const float pb = P >= 2 ? to_float(p1[c]) : 0.0f;
           out[c] = from_float<T>(f(to_float(v[k].v[e]), pa, pb));
@@ -150,25 +157,47 @@ __device__ __forceinline__ bool row_arrays_vector_aligned(const T* x, const T* y
 // Domain: the segment of a group (cols, or cols / CLUSTER rounded up to whole vectors) must be at
 // most Group::LANES * ITEMS elements; longer rows are not this body's (the launch
 // plan's domain keeps them away); rows < 2^31, cols < 2^31, rows * cols < 2^63.
-template <typename Group, int ITEMS, typename T, typename Op>
-__device__ __forceinline__ void rows_in_registers(Op op, const T* __restrict__ x, const T* __restrict__ p0,
-                                                  const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
-  __shared__ typename Group::TempStorage temp;
-  Group group(temp);
+// One load path of rows_in_registers, chosen once per launch (uniform over the grid): each path is
+// straight-line code with no per-element test of which path it is on.
+template <bool VECTOR, typename Group, int ITEMS, typename T, typename Op>
+__device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const T* __restrict__ x,
+                                                     const T* __restrict__ p0, const T* __restrict__ p1,
+                                                     T* __restrict__ y, int rows, int cols) {
+  static_assert(ITEMS % Vec16<T>::N == 0, "ITEMS must be whole 16-byte vectors of T");
   const int row = group.row();
   const bool has_row = row < rows;
   const RowSegment seg = group.template segment<T>(cols);
-  static_assert(ITEMS % Vec16<T>::N == 0, "ITEMS must be whole 16-byte vectors of T");
-  RowShare<Group::LANES, ITEMS / Vec16<T>::N, T> share;
+  RowShare<Group::LANES, ITEMS / Vec16<T>::N, T, VECTOR> share;
   share.lane = group.lane();
   share.n = has_row ? seg.n : 0;
-  share.vector_path = row_arrays_vector_aligned(x, y, p0, p1, cols);
   const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols) + seg.begin;
   share.load(x + base);
   const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all
   if (!has_row) return;
   share.template store<Op::kParams>(y + base, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1,
-                                    [&](float v, float a, float b) { return op.apply(v, constants, a, b); });
+                                    [op, constants](float v, float a, float b) { return op.apply(v, constants, a, b); });
+}
+
+// The body of a row-in, row-out operator kernel with the row held in registers.
+// Group: RowLanes<BLOCK, G> or RowCluster<CLUSTER, BLOCK> (epl/row/group.cuh).
+// Op: `static constexpr int kParams` (per-column parameter arrays: 0, 1 or 2),
+//     `Row stats(const Share&, Group&, int cols)` (all threads call it: it may all-reduce),
+//     `float apply(float x, const Row&, float p0, float p1)`.
+// ITEMS: elements per thread (whole 16-byte vectors of T: 4 float32, 8 bfloat16).
+// x, y: rows x cols, row-major; p0, p1: cols each (or null).
+// Domain: the segment of a group (cols, or cols / CLUSTER rounded up to whole vectors) must be at
+// most Group::LANES * ITEMS elements; longer rows are not this body's (the launch plan's domain
+// keeps them away); rows < 2^31, cols < 2^31.
+template <typename Group, int ITEMS, typename T, typename Op>
+__device__ __forceinline__ void rows_in_registers(Op op, const T* __restrict__ x, const T* __restrict__ p0,
+                                                  const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
+  __shared__ typename Group::TempStorage temp;
+  Group group(temp);
+  if (row_arrays_vector_aligned(x, y, p0, p1, cols)) {
+    rows_in_registers_on<true, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+  } else {
+    rows_in_registers_on<false, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+  }
 }
 
 }  // namespace epl
