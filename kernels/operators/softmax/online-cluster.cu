@@ -15,7 +15,7 @@
 #include <epl/row/ops.cuh>
 
 template <int CLUSTER, int BLOCK, int ITEMS, typename T>
-__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, 1)
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, 1024 / BLOCK)  // 64 registers: 2 blocks of 512 per SM
 softmax_online_cluster(const T* __restrict__ x,  // rows x cols, row-major
                  T* __restrict__ y,        // rows x cols
                  int rows, int cols) {

@@ -43,19 +43,24 @@ __device__ __forceinline__ float share_sum(const Share& share, F f) {
 // --- a row in, a row out ------------------------------------------------------------------------
 
 // y = exp(x - m) / l; an all -inf row gives zeros, a -inf element 0.
+// One exponential per element: the thread's values are rewritten in place as e = exp(x - m_t)
+// against its own max m_t, summed into l_t, and after the merge y = e * (exp(m_t - m) / l), one
+// multiply per element (the store does not recompute exp(x - m)).
 struct SoftmaxRow {
   static constexpr int kParams = 0;
   struct Row {
-    float shift, inv_l;
+    float scale;  // exp(m_t - m) / l for this thread's values; 0 for a thread of -inf only
   };
   template <typename Share, typename Group>
-  __device__ __forceinline__ Row stats(const Share& share, Group& group, int) const {
-    const SoftmaxState s = group.all_reduce(softmax_state_of(share), MergeSoftmaxState{});
-    return Row{softmax_shift(s.m), softmax_inv_l(s.l)};
+  __device__ __forceinline__ Row stats(Share& share, Group& group, int) const {
+    const float m_t = share.reduce([](float v) { return v; }, Max{});
+    const float shift_t = softmax_shift(m_t);
+    share.transform([shift_t](float v) { return __expf(v - shift_t); });
+    const float l_t = share.reduce([](float e) { return e; }, Sum{});
+    const SoftmaxState s = group.all_reduce(SoftmaxState{m_t, l_t}, MergeSoftmaxState{});
+    return Row{m_t == softmax_neg_inf() ? 0.0f : __expf(m_t - softmax_shift(s.m)) * softmax_inv_l(s.l)};
   }
-  __device__ __forceinline__ float apply(float x, const Row& r, float, float) const {
-    return __expf(x - r.shift) * r.inv_l;
-  }
+  __device__ __forceinline__ float apply(float e, const Row& r, float, float) const { return e * r.scale; }
 };
 
 // y = x - m - log(l), as (x - m) - log(l); a -inf element gives -inf, an all -inf row all -inf

@@ -3,9 +3,10 @@
 // Records: the register realizations under catalog/realizations/{softmax,log-softmax,rmsnorm,
 //          layernorm}/ (a row in, a row out: one read and one write of every element).
 //
-// RowShare<LANES, VECS, T, VECTOR> is one thread's share of a row segment: VECS 16-byte vectors of raw T
-// (bfloat16 stays packed, 8 values per 4 registers), the vectors lane, lane + LANES, ... of the
-// segment on the vector path, or elements lane, lane + LANES, ... on the scalar path (rows or
+// RowShare<LANES, VECS, T, VECTOR> is one thread's share of a row segment: VECS 16-byte vectors
+// widened to float32 at the load (K = VECS * 16 / sizeof(T) registers), the vectors lane,
+// lane + LANES, ... of the segment on the vector path, or elements lane, lane + LANES, ... on the
+// scalar path (rows or
 // parameter arrays not 16-byte aligned). A segment holds at most LANES * VECS * 16 / sizeof(T)
 // elements: that capacity is the realization's domain (its record's launch.domain).
 //
@@ -42,9 +43,9 @@ struct RowShare {
   static constexpr int K = VECS * N;        // elements per thread
   static constexpr int CAPACITY = LANES * K;  // elements per segment
 
-  Vec16<T> v[VECS];
-  int lane;  // 0 .. LANES-1
-  int n;     // segment length (0: this thread's group has no row)
+  float x[K];  // the share widened to float32 once, at the load (exact); rewritable in place
+  int lane;    // 0 .. LANES-1
+  int n;       // segment length (0: this thread's group has no row)
 
   // The segment column of element e of slot k: vectors lane, lane + LANES, ... (VECTOR), or
   // elements lane, lane + LANES, ... (scalar path).
@@ -55,23 +56,36 @@ struct RowShare {
   // per vector, never per element.
   __device__ __forceinline__ bool valid(int k, int e) const { return VECTOR ? col(k, 0) < n : col(k, e) < n; }
 
-  // Issues every in-range load before any value is used: VECS * 16 bytes in flight per thread.
+  // Issues every in-range load before any value is widened: VECS * 16 bytes in flight per thread.
   // Slots past the end hold zeros (never used as data; they keep every register defined).
   __device__ __forceinline__ void load(const T* __restrict__ seg) {
+    Vec16<T> raw[VECS];
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
       if constexpr (VECTOR) {
-        v[k] = valid(k, 0) ? load_16B_aligned(seg + col(k, 0)) : Vec16<T>{};
+        raw[k] = valid(k, 0) ? load_16B_aligned(seg + col(k, 0)) : Vec16<T>{};
       } else {
 #pragma unroll
-        for (int e = 0; e < N; ++e) v[k].v[e] = valid(k, e) ? seg[col(k, e)] : T{};
+        for (int e = 0; e < N; ++e) raw[k].v[e] = valid(k, e) ? seg[col(k, e)] : T{};
       }
+    }
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) x[k * N + e] = to_float(raw[k].v[e]);
     }
   }
 
+  // Rewrites every value in place, x = f(x) (an operator's intermediate, e.g. exp(x - m), kept
+  // for the store instead of recomputed there).
+  template <typename F>
+  __device__ __forceinline__ void transform(F f) {
+#pragma unroll
+    for (int i = 0; i < K; ++i) x[i] = f(x[i]);
+  }
+
   // op over f(x) for the values in range (Op::identity() elsewhere): a pairwise tree within each
-  // vector, then across the VECS vectors. N + VECS temporaries, not K: the widened row never
-  // exists all at once beside its packed copy.
+  // vector, then across the VECS vectors (N + VECS temporaries).
   template <typename F, typename Op>
   __device__ __forceinline__ float reduce(F f, Op op) const {
     float part[VECS];
@@ -80,7 +94,7 @@ struct RowShare {
       float t[N];
 #pragma unroll
       for (int e = 0; e < N; ++e) {
-        const float fx = f(to_float(v[k].v[e]));
+        const float fx = f(x[k * N + e]);
         t[e] = VECTOR || valid(k, e) ? fx : Op::identity();
       }
       tree_in_place<N / 2>(t, op);
@@ -122,7 +136,7 @@ struct RowShare {
         for (int e = 0; e < N; ++e) {
           const float pa = P >= 1 ? to_float(a.v[e]) : 0.0f;
           const float pb = P >= 2 ? to_float(b.v[e]) : 0.0f;
-          o.v[e] = from_float<T>(f(to_float(v[k].v[e]), pa, pb));
+          o.v[e] = from_float<T>(f(x[k * N + e], pa, pb));
         }
         store_16B_aligned(out + c0, o);
       } else {
@@ -132,7 +146,7 @@ struct RowShare {
           const int c = col(k, e);
           const float pa = P >= 1 ? to_float(p0[c]) : 0.0f;
           const float pb = P >= 2 ? to_float(p1[c]) : 0.0f;
-          out[c] = from_float<T>(f(to_float(v[k].v[e]), pa, pb));
+          out[c] = from_float<T>(f(x[k * N + e], pa, pb));
         }
       }
     }
@@ -172,7 +186,8 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
   share.n = has_row ? seg.n : 0;
   const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols) + seg.begin;
   share.load(x + base);
-  const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all
+  const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all;
+                                                        // it may rewrite the share in place
   if (!has_row) return;
   share.template store<Op::kParams>(y + base, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1,
                                     [op, constants](float v, float a, float b) { return op.apply(v, constants, a, b); });
