@@ -3,11 +3,23 @@ record for the operator's own realizations)."""
 
 from __future__ import annotations
 
-from epldb.contracts.base import ArraySpec, Contract, Peer, Tolerance, make_rng, wide_range_values
+from epldb.contracts.base import (
+    ArraySpec,
+    Contract,
+    Peer,
+    Tolerance,
+    make_rng,
+    wide_range_values,
+)
 from epldb.contracts.block_tile_reduce import BlockTileReduce
 from epldb.contracts.device_reduce import DeviceReduce
+from epldb.contracts.row_cross_entropy import RowCrossEntropy
+from epldb.contracts.row_layernorm import RowLayerNorm
+from epldb.contracts.row_log_softmax import RowLogSoftmax
+from epldb.contracts.row_logsumexp import RowLogSumExp
 from epldb.contracts.row_moments import RowMoments
 from epldb.contracts.row_reduce import RowReduce
+from epldb.contracts.row_rmsnorm import RowRmsNorm
 from epldb.contracts.row_softmax import RowSoftmax
 from epldb.contracts.row_softmax_state import RowSoftmaxState
 from epldb.contracts.warp_tile_reduce import WarpTileReduce
@@ -16,8 +28,13 @@ from epldb.contracts.warp_tile_reduce import WarpTileReduce
 REGISTRY: dict[str, type[Contract]] = {
     BlockTileReduce.name: BlockTileReduce,
     DeviceReduce.name: DeviceReduce,
+    RowCrossEntropy.name: RowCrossEntropy,
+    RowLayerNorm.name: RowLayerNorm,
+    RowLogSoftmax.name: RowLogSoftmax,
+    RowLogSumExp.name: RowLogSumExp,
     RowMoments.name: RowMoments,
     RowReduce.name: RowReduce,
+    RowRmsNorm.name: RowRmsNorm,
     RowSoftmax.name: RowSoftmax,
     RowSoftmaxState.name: RowSoftmaxState,
     WarpTileReduce.name: WarpTileReduce,
@@ -46,8 +63,13 @@ __all__ = [
     "Contract",
     "DeviceReduce",
     "Peer",
+    "RowCrossEntropy",
+    "RowLayerNorm",
+    "RowLogSoftmax",
+    "RowLogSumExp",
     "RowMoments",
     "RowReduce",
+    "RowRmsNorm",
     "RowSoftmax",
     "RowSoftmaxState",
     "Tolerance",

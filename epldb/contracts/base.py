@@ -126,6 +126,11 @@ class Contract(ABC):
         """The input dtype of a parameter point (its ``dtype`` parameter; float32 if none)."""
         return str(point.get("dtype", "float32"))
 
+    def scalar(self, name: str) -> float:
+        """A float scalar as kernels receive it: ``scalar_args[name]`` rounded to float32. The
+        reference uses this value, so the problem is the one the kernel is handed."""
+        return float(np.float32(self.scalar_args[name]))
+
     def tolerance_for(self, point: Point, peer: "Peer | None" = None) -> Tolerance:
         """The tolerance of a point's dtype; a peer's own tolerance where it declares one."""
         if peer is not None and peer.tolerance is not None:

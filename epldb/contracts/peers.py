@@ -20,7 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from epldb.contracts.base import Arrays, Contract, Peer, PeerCall, Point, Shape
+from epldb.contracts.base import (
+    Arrays,
+    Contract,
+    Peer,
+    PeerCall,
+    Point,
+    Shape,
+    Tolerance,
+)
 from epldb.contracts.dtypes import from_float64, to_float64
 
 TORCH_EAGER = "torch-eager"
@@ -169,6 +177,13 @@ def cupy_peer(title: str, fn: Callable[..., Any], output: str, args: PeerArgs) -
     return Peer(CUPY, title, prepare_cupy(fn, output, args))
 
 
+def bfloat16_loosened(tolerance: Mapping[str, Tolerance], bound: float) -> dict[str, Tolerance]:
+    """A peer's own tolerance (``Peer.tolerance``): the contract's, with ``bound`` (max_rel and
+    rel_l2) for bfloat16 inputs, where the peer rounds what the contract keeps in float32 (a
+    bfloat16 logsumexp, a weight applied after rounding); the peer's title says why."""
+    return {**tolerance, "bfloat16": Tolerance(max_rel=bound, rel_l2=bound)}
+
+
 def no_args(contract: Contract, shape: Shape, point: Point) -> tuple[Any, ...]:
     """For peer functions that take nothing after their inputs."""
     return ()
@@ -244,3 +259,25 @@ def as_float32(a: Any, dtype: str) -> Any:
     if a.dtype == np.uint16:
         return to_float64(a, "bfloat16", cupy).astype(cupy.float32)
     return a
+
+
+# --- the usual pair: PyTorch eager and torch.compile of one call -----------------------------------
+
+#: Graphs a bench compiles of one peer function with static shapes (6 shapes x 2 dtypes), above
+#: dynamo's default recompile limit (8) after which it would silently fall back to eager.
+STATIC_RECOMPILE_LIMIT = 64
+
+
+def torch_peers(call: str, fn: Callable[..., Any], output: str, args: PeerArgs = no_args, *,
+                convert: Convert | None = None, note: str = "",
+                tolerance: dict[str, Tolerance] | None = None) -> tuple[Peer, Peer]:
+    """PyTorch eager and torch.compile (static shapes) of ``fn(*tensors, *args)``, which ``call``
+    names in the titles. ``convert`` is applied to the outputs when the checker reads them and
+    ``note`` says what it does (or why ``tolerance``, the peers' own, is looser)."""
+    eager = prepare_torch_eager(fn, output, args)
+    compiled = prepare_torch_compile(fn, output, args, dynamic=False, recompile_limit=STATIC_RECOMPILE_LIMIT)
+    if convert is not None:
+        eager, compiled = convert_on_read(eager, convert), convert_on_read(compiled, convert)
+    suffix = f" ({note})" if note else ""
+    return (Peer(TORCH_EAGER, f"PyTorch eager: {call}{suffix}", eager, tolerance),
+            Peer(TORCH_COMPILE, f"torch.compile of the same call, static shapes{suffix}", compiled, tolerance))

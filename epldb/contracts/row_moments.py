@@ -60,7 +60,7 @@ from epldb.contracts.base import (
     Tolerance,
     uniform01,
 )
-from epldb.contracts.dtypes import from_float64, to_float64
+from epldb.contracts.dtypes import from_float64
 from epldb.contracts.peers import as_torch
 from epldb.contracts.rows import RowContract
 
@@ -104,7 +104,7 @@ class RowMoments(RowContract):
         return {"x": from_float64(values.ravel(), dtype, xp).reshape(shape["rows"], shape["cols"])}
 
     def reference(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
-        x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
+        x = self.exact_inputs(inputs, shape, point, xp)["x"]
         mean = x.mean(axis=1)
         var = ((x - mean[:, None]) ** 2).mean(axis=1)
         return {"mean": mean, "var": var}

@@ -33,7 +33,7 @@ from epldb.contracts.base import (
     Tolerance,
     wide_range_values,
 )
-from epldb.contracts.dtypes import from_float64, to_float64
+from epldb.contracts.dtypes import from_float64
 from epldb.contracts.peers import cupy_peer, torch_compile_peer, torch_eager_peer
 from epldb.contracts.rows import RowContract
 
@@ -68,7 +68,7 @@ class RowReduce(RowContract):
         return {"x": from_float64(values, dtype, xp).reshape(rows, cols)}
 
     def reference(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
-        x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
+        x = self.exact_inputs(inputs, shape, point, xp)["x"]
         out = x.sum(axis=1) if self.op(point) == "sum" else x.max(axis=1)
         return {"out": out}
 

@@ -42,18 +42,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from epldb.contracts.base import Arrays, Peer, Point, Shape, Tolerance
-from epldb.contracts.dtypes import to_float64
-from epldb.contracts.peers import (
-    TORCH_COMPILE,
-    TORCH_EAGER,
-    convert_on_read,
-    nan_as,
-    no_args,
-    prepare_torch_compile,
-    prepare_torch_eager,
-)
+from epldb.contracts.peers import nan_as, torch_peers
 from epldb.contracts.row_softmax_state import (
-    RowSoftmaxState,
     softmax_state_float64,
     softmax_state_inputs,
 )
@@ -74,7 +64,6 @@ class RowSoftmax(RowMapContract):
         "Per row of a row-major [rows, cols] matrix: y = exp(x - m) / l in the input dtype "
         "(all -inf row: zeros)."
     )
-    bench_shapes_quick: ClassVar[tuple[Shape, ...]] = RowSoftmaxState.bench_shapes_quick
     tolerance: ClassVar[dict[str, Tolerance]] = {
         "float32": Tolerance(max_rel=2e-5, rel_l2=2e-5),
         "bfloat16": Tolerance(max_rel=2.0**-7, rel_l2=2.0**-7),
@@ -84,7 +73,7 @@ class RowSoftmax(RowMapContract):
         return {"x": softmax_state_inputs(shape, dtype, rng, xp)}
 
     def reference(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
-        x = to_float64(inputs["x"], self.dtype_of(point), xp).reshape(shape["rows"], shape["cols"])
+        x = self.exact_inputs(inputs, shape, point, xp)["x"]
         return {"y": softmax_float64(x, xp)}
 
     def flops(self, shape: Shape, point: Point) -> int:
@@ -93,22 +82,8 @@ class RowSoftmax(RowMapContract):
         return 9 * shape["rows"] * shape["cols"]
 
     def peers(self) -> tuple[Peer, ...]:
-        return (
-            Peer(TORCH_EAGER, "PyTorch eager: torch.softmax(x, dim=1) in the input dtype (NaN of an all -inf "
-                              "row read as 0 outside the timing)",
-                 convert_on_read(prepare_torch_eager(_softmax_torch, "y", no_args), nan_as(0.0))),
-            Peer(TORCH_COMPILE, "torch.compile of the same call, static shapes (NaN of an all -inf row read "
-                                "as 0 outside the timing)",
-                 convert_on_read(prepare_torch_compile(_softmax_torch, "y", no_args, dynamic=False,
-                                                       recompile_limit=RECOMPILE_LIMIT), nan_as(0.0))),
-        )
-
-
-# --- peers -----------------------------------------------------------------------------------------
-
-#: Graphs a bench compiles per peer function: 6 shapes x 2 dtypes, above dynamo's default
-#: recompile limit (8). Shared by the contracts built on (m, l).
-RECOMPILE_LIMIT = 64
+        return torch_peers("torch.softmax(x, dim=1) in the input dtype", _softmax_torch, "y", convert=nan_as(0.0),
+                           note="NaN of an all -inf row read as 0 outside the timing")
 
 
 def _softmax_torch(x: Any) -> Any:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import numpy as np
+
 from epldb.contracts.base import Arrays, ArraySpec, Contract, Point, Shape
+from epldb.contracts.dtypes import FLOAT_DTYPES, to_float64
 
 
 class RowContract(Contract):
@@ -37,6 +40,12 @@ class RowContract(Contract):
         {"rows": 1024, "cols": 65_536},
         {"rows": 128, "cols": 262_144},
     )
+    #: The ends and the middle of the full set (``bench --quick``).
+    bench_shapes_quick: ClassVar[tuple[Shape, ...]] = (
+        {"rows": 262_144, "cols": 256},
+        {"rows": 16_384, "cols": 4096},
+        {"rows": 128, "cols": 262_144},
+    )
 
     def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
         return [self.input_spec(name, shape, point) for name in self.input_names]
@@ -57,6 +66,14 @@ class RowContract(Contract):
         if getattr(x, "ndim", 1) == 2:
             return {"rows": int(x.shape[0]), "cols": int(x.shape[1])}
         return {"rows": 1, "cols": int(x.size)}
+
+    def exact_inputs(self, inputs: Arrays, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
+        """The inputs' exact values for a float64 reference: x as [rows, cols], other float inputs
+        widened as they are, integer inputs (a target) untouched."""
+        out = {s.name: to_float64(inputs[s.name], s.dtype, xp) if s.dtype in FLOAT_DTYPES else inputs[s.name]
+               for s in self.inputs(shape, point)}
+        out["x"] = out["x"].reshape(shape["rows"], shape["cols"])
+        return out
 
     def bytes_moved(self, shape: Shape, point: Point) -> int:
         """Every input read once (the matrix, and a per-column vector once, not once per row),

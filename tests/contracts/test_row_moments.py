@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from float32_replays import sum_sumsq, two_pass, welford
 
 import epldb
 from epldb.contracts import REGISTRY, get_contract, make_rng
@@ -120,78 +121,7 @@ def test_every_row_gets_one_block(rid: str) -> None:
             assert [a.name for a in plan.steps[0].args[:3]] == ["x", "mean", "var"]
 
 
-# --- float32 replays of the realizations' orders (LANES threads, each a chain over its share) ------
-
-
-def _lane_matrix(x: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
-    """[rows, steps, lanes] float32 values (element k*lanes + l at step k, lane l) and its mask."""
-    rows, cols = x.shape
-    steps = -(-cols // lanes)
-    v = np.zeros((rows, steps * lanes), F)
-    m = np.zeros((rows, steps * lanes), bool)
-    v[:, :cols], m[:, :cols] = x, True
-    return v.reshape(rows, steps, lanes), m.reshape(rows, steps, lanes)
-
-
-def _tree(a: np.ndarray) -> np.ndarray:
-    """Pairwise float32 sum over the last axis (a power of two)."""
-    while a.shape[-1] > 1:
-        h = a.shape[-1] // 2
-        a = (a[..., :h] + a[..., h:]).astype(F)
-    return a[..., 0]
-
-
-def _chains(v: np.ndarray) -> np.ndarray:
-    acc = np.zeros(v.shape[::2], F)
-    for k in range(v.shape[1]):
-        acc = (acc + v[:, k, :]).astype(F)
-    return acc
-
-
-def _two_pass(x: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
-    v, m = _lane_matrix(x, lanes)
-    n = F(x.shape[1])
-    mean = (_tree(_chains(v)) / n).astype(F)
-    d = np.where(m, (v - mean[:, None, None]).astype(F), F(0))
-    return mean, (_tree(_chains((d * d).astype(F))) / n).astype(F)
-
-
-def _naive(x: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
-    v, _ = _lane_matrix(x, lanes)
-    n = F(x.shape[1])
-    mean = (_tree(_chains(v)) / n).astype(F)
-    return mean, ((_tree(_chains((v * v).astype(F))) / n).astype(F) - (mean * mean).astype(F)).astype(F)
-
-
-def _chan(a: tuple, b: tuple) -> tuple:
-    na, ma, qa = a
-    nb, mb, qb = b
-    n = (na + nb).astype(F)
-    w = np.where(n > 0, nb / np.where(n > 0, n, F(1)), F(0)).astype(F)
-    d = (mb - ma).astype(F)
-    return n, (ma + d * w).astype(F), (qa + qb + (d * d).astype(F) * (na * w).astype(F)).astype(F)
-
-
-def _welford(x: np.ndarray, lanes: int, chunk: int, shift: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Each lane: chunks of `chunk` of its values, in-register two-pass, Chan-merged in order; then a
-    pairwise tree of Chan merges over the lanes (the block's butterfly)."""
-    rows, cols = x.shape
-    pivot = x[:, :1].copy() if shift else np.zeros((rows, 1), F)
-    v, m = _lane_matrix((x - pivot).astype(F), lanes)
-    z = np.zeros((rows, lanes), F)
-    state = (z, z, z)
-    for k0 in range(0, v.shape[1], chunk):
-        c, cm = v[:, k0 : k0 + chunk, :], m[:, k0 : k0 + chunk, :]
-        cnt = cm.sum(axis=1).astype(F)
-        safe = np.where(cnt > 0, cnt, F(1))
-        cmean = (np.where(cm, c, F(0)).sum(axis=1, dtype=F) / safe).astype(F)
-        dev = np.where(cm, (c - cmean[:, None, :]).astype(F), F(0))
-        state = _chan(state, (cnt, np.where(cnt > 0, cmean, F(0)), (dev * dev).sum(axis=1, dtype=F)))
-    n, mean, q = state
-    while n.shape[-1] > 1:
-        h = n.shape[-1] // 2
-        n, mean, q = _chan((n[:, :h], mean[:, :h], q[:, :h]), (n[:, h:], mean[:, h:], q[:, h:]))
-    return (mean[:, 0] + pivot[:, 0]).astype(F), (q[:, 0] / n[:, 0]).astype(F)
+# --- float32 replays of the realizations' orders (tests/contracts/float32_replays.py) -------------
 
 
 def _error(got: tuple, ref: dict) -> float:
@@ -206,8 +136,8 @@ def test_tolerance_passes_the_accurate_orders_and_fails_the_naive_one(dtype: str
         x = C.make_inputs(shape, dtype, point(dtype), make_rng(np, shape["cols"]))
         ref = C.reference(x, shape, point(dtype))
         xf = to_float64(x["x"], dtype).astype(F)
-        assert _error(_two_pass(xf, lanes), ref) < tol / 20
-        assert _error(_welford(xf, lanes, 4, shift=True), ref) < tol / 20
-        assert _error(_welford(xf, lanes, 4, shift=False), ref) < tol / 2
+        assert _error(two_pass(xf, lanes), ref) < tol / 20
+        assert _error(welford(xf, lanes, 4, shift=True), ref) < tol / 20
+        assert _error(welford(xf, lanes, 4, shift=False), ref) < tol / 2
         if dtype == "float32":
-            assert _error(_naive(xf, lanes), ref) > 100 * tol  # noise: the cautionary realization fails
+            assert _error(sum_sumsq(xf, lanes), ref) > 100 * tol  # noise: the cautionary realization fails

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from float32_replays import online_state
 
 import epldb
 from epldb.contracts import REGISTRY, get_contract, make_rng
@@ -126,38 +127,13 @@ def test_verification_and_bench_shapes() -> None:
     assert all(s in C.bench_shapes(quick=False) for s in C.bench_shapes(quick=True))
 
 
-def _online_lanes_float32(row: np.ndarray, lanes: int) -> tuple[np.float32, np.float32]:
-    """The worst order a realization uses on the scalar path: each lane folds every lanes-th
-    element one at a time (rescale and exp per element, float32), then a tree of merges."""
-    f = np.float32
-    pad = (-row.size) % lanes
-    mat = np.concatenate([row, np.full(pad, -np.inf, np.float32)]).reshape(-1, lanes)
-    m = np.full(lanes, -np.inf, np.float32)
-    l = np.zeros(lanes, np.float32)
-    with np.errstate(invalid="ignore"):
-        for k in range(mat.shape[0]):
-            new_m = np.maximum(m, mat[k])
-            shift = np.where(np.isneginf(new_m), f(0), new_m)
-            l = (l * np.exp(m - shift).astype(f) + np.exp(mat[k] - shift).astype(f)).astype(f)
-            m = new_m
-        while m.size > 1:
-            h = m.size // 2
-            new_m = np.maximum(m[:h], m[h:])
-            shift = np.where(np.isneginf(new_m), f(0), new_m)
-            l = (l[:h] * np.exp(m[:h] - shift) + l[h:] * np.exp(m[h:] - shift)).astype(f)
-            m = new_m
-    return m[0], l[0]
-
-
 def test_tolerance_holds_for_the_worst_order_and_catches_a_lost_vector() -> None:
     shape = {"rows": 5, "cols": 100_003}
     tol = C.tolerance_for(point())
     for seed in range(2):
         x = C.make_inputs(shape, "float32", point(), make_rng(np, seed))["x"]
         ref = C.reference({"x": x}, shape, point())
-        got = [_online_lanes_float32(r, 4) for r in x]
-        m = np.array([g[0] for g in got], np.float64)
-        l = np.array([g[1] for g in got], np.float64)
+        m, l = (a.astype(np.float64) for a in online_state(x, 4))  # the worst order: 4 lanes a row
         assert error_figures(m, ref["m"]).max_rel == 0.0  # the max is exact, -inf rows included
         fig = error_figures(l, ref["l"])
         assert fig.nan == 0 and fig.max_rel < tol.max_rel / 5, fig
