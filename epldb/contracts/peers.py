@@ -192,23 +192,22 @@ def no_args(contract: Contract, shape: Shape, point: Point) -> tuple[Any, ...]:
 # --- outputs converted when the checker reads them ----------------------------------------------
 
 #: Turns one output array of a peer (storage array, as its call returned it) into what the checker
-#: compares with the contract's output; gets the instance's input dtype. Runs outside the timing.
-Convert = Callable[[Any, str], Any]
+#: compares with the contract's output. Runs outside the timing.
+Convert = Callable[[Any], Any]
 
 
 class ConvertedOnRead(Mapping[str, Any]):
     """A peer's outputs, each converted when first read: the bench times the call, which returns
     this object untouched; the checker reads it afterwards."""
 
-    def __init__(self, outputs: Mapping[str, Any], convert: Convert, dtype: str) -> None:
+    def __init__(self, outputs: Mapping[str, Any], convert: Convert) -> None:
         self._outputs = outputs
         self._convert = convert
-        self._dtype = dtype
         self._cache: dict[str, Any] = {}
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._cache:
-            self._cache[key] = self._convert(self._outputs[key], self._dtype)
+            self._cache[key] = self._convert(self._outputs[key])
         return self._cache[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -225,10 +224,9 @@ def convert_on_read(prepare: Prepare, convert: Convert) -> Prepare:
         call = prepare(contract, shape, point)
         if isinstance(call, str):
             return call
-        dtype = contract.dtype_of(point)
 
         def converted(inputs: Arrays) -> dict[str, Any]:
-            return ConvertedOnRead(call(inputs), convert, dtype)  # type: ignore[return-value]  # a lazy Mapping
+            return ConvertedOnRead(call(inputs), convert)  # type: ignore[return-value]  # a lazy Mapping
 
         return converted
 
@@ -239,7 +237,7 @@ def nan_as(value: float) -> Convert:
     """NaN read as ``value`` (in the output's own dtype): for a peer whose answer on a fully masked
     row is NaN where the contract defines one (softmax's 0, log-softmax's -inf)."""
 
-    def convert(a: Any, dtype: str) -> Any:
+    def convert(a: Any) -> Any:
         import cupy
 
         if a.dtype == np.uint16:  # bfloat16 bits: NaN is an all-ones exponent with a mantissa
@@ -250,7 +248,7 @@ def nan_as(value: float) -> Convert:
     return convert
 
 
-def as_float32(a: Any, dtype: str) -> Any:
+def as_float32(a: Any) -> Any:
     """A peer output as float32: bfloat16 bits widened exactly, float32 as it is. For a peer that
     returns its input dtype where the contract's output is float32 (torch.logsumexp,
     cross_entropy on bfloat16); its own tolerance accounts for the bfloat16 rounding."""

@@ -51,6 +51,7 @@ so their float32 error is of the Chan order's size).
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -90,7 +91,7 @@ class RowLayerNorm(RowMapContract):
         values = mean_dominated_values(shape, dtype, rng, xp)
         std = values.std(axis=1)
         to_eps = eps_rows(rows, xp) & (std > 0)  # a one-column row has no spread to scale
-        scale = xp.where(to_eps, xp.sqrt(self.scalar("eps")) / xp.where(std > 0, std, 1.0), 1.0)
+        scale = xp.where(to_eps, math.sqrt(self.scalar("eps")) / xp.where(std > 0, std, 1.0), 1.0)
         sign = xp.where(uniform01(rng, cols) < 0.5, -1.0, 1.0)
         bias = from_float64(sign * (0.5 + uniform01(rng, cols)), dtype, xp)
         return {"x": from_float64(values * scale[:, None], dtype, xp).reshape(rows, cols),

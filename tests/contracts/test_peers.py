@@ -150,12 +150,12 @@ def test_outputs_converted_on_read_nan_conventions_and_bfloat16_widening() -> No
     from epldb.contracts.peers import as_float32, nan_as
 
     f32 = cupy.array([1.0, math.nan, -2.0], cupy.float32)
-    assert nan_as(-math.inf)(f32, "float32").tolist() == [1.0, -math.inf, -2.0]
-    assert nan_as(0.0)(f32, "float32").tolist() == [1.0, 0.0, -2.0]
+    assert nan_as(-math.inf)(f32).tolist() == [1.0, -math.inf, -2.0]
+    assert nan_as(0.0)(f32).tolist() == [1.0, 0.0, -2.0]
     bf16 = cupy.array([0x3F80, 0x7FC0, 0xC000, 0xFF80], cupy.uint16)  # 1, NaN, -2, -inf
-    assert nan_as(-math.inf)(bf16, "bfloat16").tolist() == [0x3F80, 0xFF80, 0xC000, 0xFF80]
-    assert nan_as(0.0)(bf16, "bfloat16").tolist() == [0x3F80, 0, 0xC000, 0xFF80]
-    widened = as_float32(bf16, "bfloat16")
+    assert nan_as(-math.inf)(bf16).tolist() == [0x3F80, 0xFF80, 0xC000, 0xFF80]
+    assert nan_as(0.0)(bf16).tolist() == [0x3F80, 0, 0xC000, 0xFF80]
+    widened = as_float32(bf16)
     assert widened.dtype == cupy.float32 and widened[[0, 2, 3]].tolist() == [1.0, -2.0, -math.inf]
     assert bool(cupy.isnan(widened[1]))
-    assert as_float32(f32, "float32") is f32
+    assert as_float32(f32) is f32
