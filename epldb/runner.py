@@ -360,9 +360,12 @@ def as_device_array(a: Any) -> tuple[Any, str | None]:
     return arr, name if name in STORAGE else None
 
 
-def resolve_point(realization: Realization, params: Mapping[str, Any], dtype: str | None) -> dict[str, ParamValue]:
+def resolve_point(realization: Realization, params: Mapping[str, Any], dtype: str | None,
+                  shape: Mapping[str, int] | None = None) -> dict[str, ParamValue]:
     """The parameter point of a call: given values (checked against the declared space), the
-    inputs' dtype for ``dtype``, otherwise each parameter's first declared value."""
+    inputs' dtype for ``dtype``, otherwise each parameter's first declared value — or, with
+    ``shape``, the first point of the declared space (in its order) whose launch.domain serves
+    the shape, so that a register-resident realization picks a capacity that holds the row."""
     unknown = [k for k in params if k not in realization.params]
     if unknown:
         raise RunError("skipped", f"{realization.id} has no parameter(s) {', '.join(unknown)} (declared: {', '.join(realization.params)})")
@@ -377,6 +380,12 @@ def resolve_point(realization: Realization, params: Mapping[str, Any], dtype: st
         if v not in values:
             raise RunError("skipped", f"{name}={v!r} is not in the declared values {list(values)} of {realization.id}")
         point[name] = v
+    if shape is not None and outside_domain(realization, plan_env(shape, point)) is not None:
+        fixed = {k: v for k, v in point.items() if k in params or k == "dtype"}
+        for candidate in realization.points():
+            if all(candidate.get(k) == v for k, v in fixed.items()) and \
+                    outside_domain(realization, plan_env(shape, candidate)) is None:
+                return dict(candidate)
     return point
 
 
@@ -402,8 +411,9 @@ def run(realization_id: str, *arrays: Any, catalog: "Catalog | None" = None, **p
     if dtype is None and "dtype" in r.params:
         raise RunError("skipped", f"cannot tell the dtype of '{contract.input_names[0]}' (uint16 holds bfloat16?): "
                        "pass dtype=...")
-    point = resolve_point(r, params, dtype)
     inputs = {name: a for name, (a, _) in zip(contract.input_names, converted)}
+    point = resolve_point(r, params, dtype)
+    point = resolve_point(r, params, dtype, contract.shape_of(inputs, point))
     for spec in contract.inputs(contract.shape_of(inputs, point), point):
         a = inputs[spec.name]
         if a.dtype != storage_dtype(spec.dtype):

@@ -8,6 +8,8 @@ import pytest
 import epldb
 from epldb.contracts import get_contract, make_rng
 from epldb.launch import ArrayArg, ResolvedPlan, ResolvedStep, ScalarArg
+from epldb.launch import plan_env
+from epldb.launch.domain import outside_domain
 from epldb.runner import DeviceInfo, Launcher, RunError, choose_target, resolve_point
 
 CATALOG = epldb.load(lint=False)
@@ -31,6 +33,17 @@ def test_choose_target(targets: list[str], cc: tuple[int, int], expected: str | 
 def test_device_slug() -> None:
     d = DeviceInfo(0, "NVIDIA H200", (9, 0), 132, 60 << 20, 141 << 30, 227 << 10)
     assert (d.slug, d.arch, d.limits().max_shared_bytes) == ("nvidia-h200", "sm_90", 227 << 10)
+
+
+def test_resolve_point_picks_the_first_point_whose_domain_serves_the_shape() -> None:
+    r = CATALOG.realizations["softmax/online-registers"]
+    default = resolve_point(r, {}, "float32")
+    assert default == {"group": 8, "items": 8, "dtype": "float32"}  # 64 columns at most
+    p = resolve_point(r, {}, "float32", {"rows": 7, "cols": 4097})
+    assert outside_domain(r, plan_env({"rows": 7, "cols": 4097}, p)) is None and p["dtype"] == "float32"
+    assert p["group"] * p["items"] >= 4097
+    # a given parameter is kept even when no point with it serves the shape (prepare then says why)
+    assert resolve_point(r, {"group": 8}, "float32", {"rows": 7, "cols": 4097})["group"] == 8
 
 
 def test_resolve_point_defaults_dtype_and_checks_values() -> None:
@@ -89,9 +102,11 @@ def test_run_matches_reference(rid: str, dtype: str, op: str | None) -> None:
 
     r = CATALOG.realizations[rid]
     contract = get_contract(CATALOG.contract_name_of(r))
-    shape = min((s for s in contract.verify_shapes if _elements(s) > 1000), key=_elements)
     params = {"op": op} if op is not None else {}
-    point = resolve_point(r, params, dtype)
+    served = [s for s in contract.verify_shapes if _elements(s) > 1000 and any(
+        outside_domain(r, plan_env(s, p)) is None for p in r.points() if p.get("dtype", dtype) == dtype)]
+    shape = min(served, key=_elements)
+    point = resolve_point(r, params, dtype, shape)  # the first point whose domain serves the shape
     host = contract.make_inputs(dict(shape), dtype, point, make_rng(np, 7))
     out = epldb_run(rid, *(cupy.asarray(host[n]) for n in contract.input_names), dtype=dtype, **params)
     outs = out if isinstance(out, tuple) else (out,)
