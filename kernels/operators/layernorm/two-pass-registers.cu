@@ -1,19 +1,21 @@
 // Record:       layernorm/two-pass-registers (catalog/realizations/layernorm/two-pass-registers.yaml)
 // Contract:     row-layernorm — y[r, j] = (x[r, j] - mean[r]) * rsqrt(var[r] + eps) * weight[j] + bias[j] in T.
-// Phases:       G consecutive threads per row (BLOCK = max(G, 256) threads, BLOCK / G rows per block):
-//               1. every thread loads its ITEMS elements of the row as 16-byte vectors (lane, lane + G, ...; all
+// Phases:       G consecutive threads per row, BATCH rows per group (BLOCK = max(G, 256) threads,
+//               BATCH * BLOCK / G rows per block):
+//               1. every thread loads its ITEMS elements of each of its BATCH rows as 16-byte vectors (lane, lane + G, ...; all
 //                  loads in flight at once; element loads if the arrays are not 16-byte aligned);
 //               2. the row's constants from registers (mean, then squared deviations from it: two all-reduces), all-reduced over the G threads
 //                  (G <= 32: shuffles; G > 32: warp butterflies, shared slots, __syncthreads);
-//               3. every element rewritten from registers and stored, 16 bytes per store.
+//               3. every element rewritten from registers and stored, 16 bytes per store;
+//                  rows of a batch computed one after the other, loads of all in flight first.
 // Traffic:      reads and writes sizeof(T) bytes per element once (and the cols-long parameters once per row, from L1/L2).
 // Shared mem:   G > 32: 16 * BLOCK / 32 bytes static; none otherwise.
 // Determinism:  bitwise (fixed merge order for a fixed G and ITEMS; no atomics).
 // Constraints:  G a power of two <= 1024; cols <= G * ITEMS (the record's domain);
-//               gridDim.x == ceil_div(rows, BLOCK / G); x and y do not overlap.
+//               gridDim.x == ceil_div(rows, BATCH * BLOCK / G); x and y do not overlap.
 #include <epl/row/ops.cuh>
 
-template <int G, int ITEMS, typename T>
+template <int G, int ITEMS, int BATCH, typename T>
 __global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_min_blocks(epl::row_block_threads(G)))
 layernorm_two_pass_registers(const T* __restrict__ x,  // rows x cols, row-major
                  const T* __restrict__ weight,  // cols
@@ -21,5 +23,5 @@ layernorm_two_pass_registers(const T* __restrict__ x,  // rows x cols, row-major
                  T* __restrict__ y,        // rows x cols
                  int rows, int cols, float eps) {
   using Group = epl::RowLanes<epl::row_block_threads(G), G>;
-  epl::rows_in_registers<Group, ITEMS, T>(epl::LayerNormRow<epl::LayerNormTwoPass>{eps}, x, weight, bias, y, rows, cols);
+  epl::rows_in_registers<Group, ITEMS, T, BATCH>(epl::LayerNormRow<epl::LayerNormTwoPass>{eps}, x, weight, bias, y, rows, cols);
 }

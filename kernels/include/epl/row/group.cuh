@@ -65,8 +65,11 @@ class RowLanes {
 
   // This thread's row; may be >= rows in the last block (the body then works on an empty row but
   // still takes part in every all-reduce: shuffles and barriers need every thread).
-  __device__ __forceinline__ int row() const {
-    return static_cast<int>(blockIdx.x) * ROWS_PER_BLOCK + static_cast<int>(threadIdx.x) / G;
+  __device__ __forceinline__ int row() const { return row(0, 1); }
+  // Row b of this thread's group when each group owns `batch` rows: the block's groups take
+  // consecutive rows in each of `batch` rounds (the rows a block has in flight are adjacent).
+  __device__ __forceinline__ int row(int b, int batch) const {
+    return (static_cast<int>(blockIdx.x) * batch + b) * ROWS_PER_BLOCK + static_cast<int>(threadIdx.x) / G;
   }
   __device__ __forceinline__ int lane() const { return static_cast<int>(threadIdx.x) & (G - 1); }
   // The one thread of the row that writes a per-row result.
@@ -121,6 +124,7 @@ class RowCluster {
   __device__ __forceinline__ explicit RowCluster(TempStorage& temp) : temp_(temp), block_(temp.block) {}
 
   __device__ __forceinline__ int row() const { return static_cast<int>(blockIdx.x) / CLUSTER; }
+  __device__ __forceinline__ int row(int, int) const { return row(); }  // one row per cluster: no batch
   __device__ __forceinline__ int lane() const { return static_cast<int>(threadIdx.x); }
   __device__ __forceinline__ bool leader() const { return blockIdx.x % CLUSTER == 0 && threadIdx.x == 0; }
   // Block rank k owns [k * S, min((k + 1) * S, cols)) with S = ceil_div(cols, CLUSTER) rounded up to

@@ -56,10 +56,10 @@ struct RowShare {
   // per vector, never per element.
   __device__ __forceinline__ bool valid(int k, int e) const { return VECTOR ? col(k, 0) < n : col(k, e) < n; }
 
-  // Issues every in-range load before any value is widened: VECS * 16 bytes in flight per thread.
-  // Slots past the end hold zeros (never used as data; they keep every register defined).
-  __device__ __forceinline__ void load(const T* __restrict__ seg) {
-    Vec16<T> raw[VECS];
+  // Issues every in-range load of the segment at seg into raw (packed T, nothing widened yet):
+  // VECS * 16 bytes in flight per thread. Slots past the end hold zeros (never used as data; they
+  // keep every register defined).
+  __device__ __forceinline__ void fetch(const T* __restrict__ seg, Vec16<T> (&raw)[VECS]) const {
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
       if constexpr (VECTOR) {
@@ -69,6 +69,10 @@ struct RowShare {
         for (int e = 0; e < N; ++e) raw[k].v[e] = valid(k, e) ? seg[col(k, e)] : T{};
       }
     }
+  }
+
+  // The fetched values widened to float32 (exact).
+  __device__ __forceinline__ void widen(const Vec16<T> (&raw)[VECS]) {
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
 #pragma unroll
@@ -161,36 +165,42 @@ __device__ __forceinline__ bool row_arrays_vector_aligned(const T* x, const T* y
          is_16B_aligned(p1);
 }
 
-// The body of a row-in, row-out operator kernel with the row held in registers.
-// Group: RowLanes<BLOCK, G> or RowCluster<CLUSTER, BLOCK> (epl/row/group.cuh).
-// Op: `static constexpr int kParams` (per-column parameter arrays: 0, 1 or 2),
-//     `Row stats(const Share&, Group&, int cols)` (all threads call it: it may all-reduce),
-//     `float apply(float x, const Row&, float p0, float p1)`.
-// x, y: rows x cols, row-major; p0, p1: cols each (or null).
-// ITEMS: elements per thread (whole 16-byte vectors of T: 4 float32, 8 bfloat16).
-// Domain: the segment of a group (cols, or cols / CLUSTER rounded up to whole vectors) must be at
-// most Group::LANES * ITEMS elements; longer rows are not this body's (the launch
-// plan's domain keeps them away); rows < 2^31, cols < 2^31, rows * cols < 2^63.
 // One load path of rows_in_registers, chosen once per launch (uniform over the grid): each path is
-// straight-line code with no per-element test of which path it is on.
-template <bool VECTOR, typename Group, int ITEMS, typename T, typename Op>
+// straight-line code with no per-element test of which path it is on. The group owns BATCH rows:
+// every load of all BATCH rows is issued first (packed, BATCH * ITEMS * sizeof(T) bytes in flight
+// per thread), then the rows are computed one after the other, each widened only when its turn
+// comes. A batch multiplies the bytes in flight per register: a widened row costs a register per
+// element, a packed bfloat16 row half of one.
+template <bool VECTOR, int BATCH, typename Group, int ITEMS, typename T, typename Op>
 __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const T* __restrict__ x,
                                                      const T* __restrict__ p0, const T* __restrict__ p1,
                                                      T* __restrict__ y, int rows, int cols) {
   static_assert(ITEMS % Vec16<T>::N == 0, "ITEMS must be whole 16-byte vectors of T");
-  const int row = group.row();
-  const bool has_row = row < rows;
+  constexpr int VECS = ITEMS / Vec16<T>::N;
   const RowSegment seg = group.template segment<T>(cols);
-  RowShare<Group::LANES, ITEMS / Vec16<T>::N, T, VECTOR> share;
+  RowShare<Group::LANES, VECS, T, VECTOR> share;
   share.lane = group.lane();
-  share.n = has_row ? seg.n : 0;
-  const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols) + seg.begin;
-  share.load(x + base);
-  const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all;
-                                                        // it may rewrite the share in place
-  if (!has_row) return;
-  share.template store<Op::kParams>(y + base, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1,
-                                    [op, constants](float v, float a, float b) { return op.apply(v, constants, a, b); });
+  Vec16<T> raw[BATCH][VECS];
+#pragma unroll
+  for (int b = 0; b < BATCH; ++b) {
+    const int row = group.row(b, BATCH);
+    share.n = row < rows ? seg.n : 0;
+    share.fetch(x + static_cast<size_t>(row < rows ? row : 0) * static_cast<size_t>(cols) + seg.begin, raw[b]);
+  }
+#pragma unroll
+  for (int b = 0; b < BATCH; ++b) {
+    const int row = group.row(b, BATCH);
+    const bool has_row = row < rows;
+    share.n = has_row ? seg.n : 0;
+    share.widen(raw[b]);
+    const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all;
+                                                          // it may rewrite the share in place
+    if (has_row) {
+      const size_t base = static_cast<size_t>(row) * static_cast<size_t>(cols) + seg.begin;
+      share.template store<Op::kParams>(y + base, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1,
+                                        [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
+    }
+  }
 }
 
 // The body of a row-in, row-out operator kernel with the row held in registers.
@@ -203,15 +213,16 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
 // Domain: the segment of a group (cols, or cols / CLUSTER rounded up to whole vectors) must be at
 // most Group::LANES * ITEMS elements; longer rows are not this body's (the launch plan's domain
 // keeps them away); rows < 2^31, cols < 2^31.
-template <typename Group, int ITEMS, typename T, typename Op>
+// BATCH: rows per group (1 for RowCluster): ceil_div(rows, BATCH * Group::ROWS_PER_BLOCK) blocks.
+template <typename Group, int ITEMS, typename T, int BATCH = 1, typename Op>
 __device__ __forceinline__ void rows_in_registers(Op op, const T* __restrict__ x, const T* __restrict__ p0,
                                                   const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
   __shared__ typename Group::TempStorage temp;
   Group group(temp);
   if (row_arrays_vector_aligned(x, y, p0, p1, cols)) {
-    rows_in_registers_on<true, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+    rows_in_registers_on<true, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
   } else {
-    rows_in_registers_on<false, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+    rows_in_registers_on<false, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
   }
 }
 
