@@ -78,18 +78,19 @@ def gather(catalog: Catalog, *, compile: bool = True, evidence_loader: EvidenceL
 
 def _gather_builds(data: SiteData, progress: Callable[[str], None] | None) -> None:
     try:
-        from epldb.compile import compile_realization
+        from epldb.validate_deep import compile_all
     except ImportError as exc:
         data.notes.append(f"static builds are not available: epldb.compile cannot be imported ({exc})")
         return
-    for r in data.catalog.realizations.values():
-        for target in r.targets:
-            if progress:
-                progress(f"compile {r.id} for {target}")
-            try:
-                data.builds[(r.id, target)] = compile_realization(data.catalog.root, r, target)
-            except Exception as exc:  # a compile-room bug must not take the whole site down
-                data.builds[(r.id, target)] = f"compilation raised {type(exc).__name__}: {exc}"
+    jobs = [(r, t) for r in data.catalog.realizations.values() for t in r.targets]
+    if progress:
+        progress(f"compile {len(jobs)} (realization, target) builds")
+    try:
+        builds: list[Any] = compile_all(data.catalog.root, jobs)  # threaded, as `epldb validate`
+    except Exception as exc:  # a compile-room bug must not take the whole site down
+        builds = [f"compilation raised {type(exc).__name__}: {exc}"] * len(jobs)
+    for (r, target), build in zip(jobs, builds, strict=True):
+        data.builds[(r.id, target)] = build
 
 
 def discover_runs(root: Path) -> dict[str, RunInfo]:
