@@ -604,6 +604,13 @@ def _launch_plan(r: Realization) -> str:
         out += table(["scratch buffer", "dtype", "count", "zeroed"],
                      [[f"<code>{esc(k)}</code>", esc(v.get("dtype")), f"<code>{esc(v.get('count'))}</code>",
                        "yes" if v.get("zero") else "poisoned"] for k, v in scratch.items()])
+    domain = plan.get("domain") or {}
+    if domain:
+        out += table(["shape variable", "at least", "at most"],
+                     [[f"<code>{esc(var)}</code>", dims(b.get("min")), dims(b.get("max"))] for var, b in domain.items()],
+                     caption_html="Domain: the shapes each parameter point serves (inclusive bounds, evaluated "
+                                  "per point); outside them a point is neither verified nor timed, and "
+                                  "<code>epldb.run</code> picks a point that serves the shape.")
     return out
 
 

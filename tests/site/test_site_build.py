@@ -120,6 +120,14 @@ def test_realization_page_has_every_section(synthetic_site) -> None:
     assert any(r.value.endswith(".svg") for r in parse(html).refs if r.tag == "img")
 
 
+def test_realization_page_shows_the_launch_domain(repo_site) -> None:
+    text = visible_text(repo_site.html(repo_site.pages["realization:softmax/online-registers"]))
+    assert "Domain: the shapes each parameter point serves" in text
+    assert "group * items" in text
+    # a realization without a domain has no domain table
+    assert "Domain:" not in visible_text(repo_site.html(repo_site.pages["realization:block-reduce/warp-shuffle"]))
+
+
 def test_stale_rows_are_listed_but_never_best(synthetic_site) -> None:
     text = visible_text(synthetic_site.html(synthetic_site.pages["realization:block-reduce/shared-tree"]))
     assert "stale" in text
