@@ -13,6 +13,7 @@ from epldb.contracts.base import (
 )
 from epldb.contracts.block_tile_reduce import BlockTileReduce
 from epldb.contracts.device_reduce import DeviceReduce
+from epldb.contracts.row_attention_decode import RowAttentionDecode
 from epldb.contracts.row_cross_entropy import RowCrossEntropy
 from epldb.contracts.row_layernorm import RowLayerNorm
 from epldb.contracts.row_log_softmax import RowLogSoftmax
@@ -28,6 +29,7 @@ from epldb.contracts.warp_tile_reduce import WarpTileReduce
 REGISTRY: dict[str, type[Contract]] = {
     BlockTileReduce.name: BlockTileReduce,
     DeviceReduce.name: DeviceReduce,
+    RowAttentionDecode.name: RowAttentionDecode,
     RowCrossEntropy.name: RowCrossEntropy,
     RowLayerNorm.name: RowLayerNorm,
     RowLogSoftmax.name: RowLogSoftmax,
@@ -63,6 +65,7 @@ __all__ = [
     "Contract",
     "DeviceReduce",
     "Peer",
+    "RowAttentionDecode",
     "RowCrossEntropy",
     "RowLayerNorm",
     "RowLogSoftmax",

@@ -39,6 +39,8 @@ CUPY = "cupy"
 PeerArgs = Callable[[Contract, Shape, Point], tuple[Any, ...]]
 #: Prepares a peer for one instance: the call, or why the peer cannot solve it.
 Prepare = Callable[[Contract, Shape, Point], "PeerCall | str"]
+#: The output name of a peer function returning one tensor, or the names of a tuple it returns.
+Outputs = str | tuple[str, ...]
 
 #: torch.compile wrappers by (function, dynamic); filled when a peer is prepared, never at import.
 _COMPILED: dict[tuple[Callable[..., Any], bool], Any] = {}
@@ -94,9 +96,17 @@ def raise_recompile_limit(limit: int) -> None:
             setattr(config, name, max(getattr(config, name), limit))
 
 
-def prepare_torch_eager(fn: Callable[..., Any], output: str, args: PeerArgs) -> Prepare:
+def _named(output: Outputs, result: Any) -> dict[str, Any]:
+    """A torch peer's result by output name, as CuPy arrays: one tensor named ``output``, or a
+    tuple of tensors named by the tuple ``output``, in order."""
+    if isinstance(output, str):
+        return {output: from_torch(result)}
+    return {name: from_torch(t) for name, t in zip(output, result, strict=True)}
+
+
+def prepare_torch_eager(fn: Callable[..., Any], output: Outputs, args: PeerArgs) -> Prepare:
     """A peer running ``fn(*tensors, *args)`` eagerly, one tensor per contract input in order;
-    its result (a tensor) is the output."""
+    its result (a tensor, or a tuple of tensors for a tuple of output names) is the output."""
 
     def prepare(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
         try:
@@ -107,14 +117,14 @@ def prepare_torch_eager(fn: Callable[..., Any], output: str, args: PeerArgs) -> 
         specs, a = _input_specs(contract, shape, point), args(contract, shape, point)
 
         def call(inputs: Arrays) -> dict[str, Any]:
-            return {output: from_torch(fn(*(as_torch(inputs[n], d) for n, d in specs), *a))}
+            return _named(output, fn(*(as_torch(inputs[n], d) for n, d in specs), *a))
 
         return call
 
     return prepare
 
 
-def prepare_torch_compile(fn: Callable[..., Any], output: str, args: PeerArgs, *, dynamic: bool,
+def prepare_torch_compile(fn: Callable[..., Any], output: Outputs, args: PeerArgs, *, dynamic: bool,
                           recompile_limit: int | None = None) -> Prepare:
     """A peer running ``torch.compile(fn, dynamic=dynamic)(*tensors, *args)``.
 
@@ -135,7 +145,7 @@ def prepare_torch_compile(fn: Callable[..., Any], output: str, args: PeerArgs, *
         compiled = _compiled(fn, dynamic)
 
         def call(inputs: Arrays) -> dict[str, Any]:
-            return {output: from_torch(compiled(*(as_torch(inputs[n], d) for n, d in specs), *a))}
+            return _named(output, compiled(*(as_torch(inputs[n], d) for n, d in specs), *a))
 
         return call
 
@@ -163,11 +173,11 @@ def prepare_cupy(fn: Callable[..., Any], output: str, args: PeerArgs) -> Prepare
     return prepare
 
 
-def torch_eager_peer(title: str, fn: Callable[..., Any], output: str, args: PeerArgs) -> Peer:
+def torch_eager_peer(title: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs) -> Peer:
     return Peer(TORCH_EAGER, title, prepare_torch_eager(fn, output, args))
 
 
-def torch_compile_peer(title: str, fn: Callable[..., Any], output: str, args: PeerArgs, *, dynamic: bool,
+def torch_compile_peer(title: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs, *, dynamic: bool,
                        recompile_limit: int | None = None) -> Peer:
     return Peer(TORCH_COMPILE, title,
                 prepare_torch_compile(fn, output, args, dynamic=dynamic, recompile_limit=recompile_limit))
@@ -266,11 +276,12 @@ def as_float32(a: Any) -> Any:
 STATIC_RECOMPILE_LIMIT = 64
 
 
-def torch_peers(call: str, fn: Callable[..., Any], output: str, args: PeerArgs = no_args, *,
+def torch_peers(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs = no_args, *,
                 convert: Convert | None = None, note: str = "",
                 tolerance: dict[str, Tolerance] | None = None) -> tuple[Peer, Peer]:
     """PyTorch eager and torch.compile (static shapes) of ``fn(*tensors, *args)``, which ``call``
-    names in the titles. ``convert`` is applied to the outputs when the checker reads them and
+    names in the titles; ``output`` names its result (a tuple of names for a tuple of tensors).
+    ``convert`` is applied to every output when the checker reads them and
     ``note`` says what it does (or why ``tolerance``, the peers' own, is looser)."""
     eager = prepare_torch_eager(fn, output, args)
     compiled = prepare_torch_compile(fn, output, args, dynamic=False, recompile_limit=STATIC_RECOMPILE_LIMIT)

@@ -138,3 +138,150 @@ def welford(x: np.ndarray, lanes: int, chunk: int, shift: bool) -> tuple[np.ndar
 def rsqrt(v: np.ndarray) -> np.ndarray:
     """float32 1 / sqrt(v) (rsqrtf: within 2 ulp; this rounds twice, as close)."""
     return (F(1) / np.sqrt(v.astype(F))).astype(F)
+
+
+
+# --- the attention row of decoding: (m, l, acc) over keys, merged across warps and splits ---------
+
+#: log2(e) in float32, the constant __expf scales its argument by before ex2.approx.
+LOG2E = F(1.4426950408889634)
+
+
+def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float32 a * b + c with one rounding (FFMA): the product is exact in float64."""
+    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(F)
+
+
+def expf(t: np.ndarray, noise: np.random.Generator | None = None) -> np.ndarray:
+    """float32 __expf(t): ex2.approx of the rounded t * log2 e, with ``noise`` a relative error
+    uniform in +-2 ulp (2^-22) on top, except where the exponent is an integer (a power of two,
+    exact: a rescale by exp(0) stays 1, exp(-inf) 0)."""
+    with np.errstate(invalid="ignore"):
+        u = (t * LOG2E).astype(F)
+        e = np.exp2(u).astype(F)
+        if noise is not None:
+            wobble = (e * (1 + noise.uniform(-(2.0**-22), 2.0**-22, e.shape))).astype(F)
+            e = np.where(u == np.round(u), e, wobble)
+    return e
+
+
+State = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def merge_attention(a: State, b: State, noise: np.random.Generator | None = None) -> State:
+    """(m, l, acc) of two disjoint key sets (m, l: [...], acc: [..., dim]) by max-rescaling
+    against shift = m (0 when both are empty), so an empty side weighs exactly 0."""
+    m = np.maximum(a[0], b[0])
+    s = _shift(m)
+    with np.errstate(invalid="ignore"):
+        fa, fb = expf((a[0] - s).astype(F), noise), expf((b[0] - s).astype(F), noise)
+    return m, fma(a[1], fa, (b[1] * fb).astype(F)), fma(a[2], fa[..., None], (b[2] * fb[..., None]).astype(F))
+
+
+def normalized(m: np.ndarray, l: np.ndarray, acc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(o, lse) of a state in float32: o = acc * (1 / l), lse = m + log l; empty: (0, -inf)."""
+    with np.errstate(divide="ignore"):
+        inv = np.where(l > 0, F(1) / np.where(l > 0, l, F(1)), F(0)).astype(F)
+    o = (acc * inv[..., None]).astype(F)
+    return o, np.where(l > 0, (m + log_of(l)).astype(F), F(-np.inf))
+
+
+def _key_layout(a: np.ndarray, splits: int, warps: int, unroll: int, fill: float) -> np.ndarray:
+    """[rows, cols, ...] as [rows, splits, rounds, warps, unroll, ...]: split k holds keys
+    [k * chunk, (k + 1) * chunk), chunk = ceil(cols / splits); in it, warp w takes keys w,
+    w + warps, ... (interleaved), ``unroll`` of its keys a round; padding is ``fill``."""
+    rows, cols = a.shape[:2]
+    chunk = -(-cols // splits)
+    rounds = max(1, -(-chunk // (warps * unroll)))
+    out = np.full((rows, splits, rounds * unroll * warps, *a.shape[2:]), fill, F)
+    for k in range(splits):
+        lo, hi = min(cols, k * chunk), min(cols, (k + 1) * chunk)
+        out[:, k, : hi - lo] = a[:, lo:hi]
+    out = out.reshape(rows, splits, rounds, unroll, warps, *a.shape[2:])
+    return np.swapaxes(out, 3, 4)
+
+
+def _fold(s: np.ndarray, v: np.ndarray, online: bool, noise: np.random.Generator | None) -> State:
+    """Every warp's state over its rounds (s: [rows, splits, rounds, warps, unroll], v with dim
+    after). online: per round the round's max, one rescale of (l, acc), then per key
+    p = exp(s - shift), l += p, acc = fma(p, v, acc). Otherwise s holds the weights: m stays 0,
+    acc = fma(p, v, acc) only (a plain ordered sum)."""
+    rows, splits, rounds, warps, unroll = s.shape
+    m = np.full((rows, splits, warps), -np.inf if online else 0.0, F)
+    l = np.zeros((rows, splits, warps), F)
+    acc = np.zeros((rows, splits, warps, v.shape[-1]), F)
+    with np.errstate(invalid="ignore"):
+        for k in range(rounds):
+            sc = s[:, :, k]
+            if online:
+                new_m = np.maximum(m, sc.max(axis=-1))
+                shift = _shift(new_m)
+                scale = expf((m - shift).astype(F), noise)
+                p = expf((sc - shift[..., None]).astype(F), noise)
+                l, acc, m = (l * scale).astype(F), (acc * scale[..., None]).astype(F), new_m
+            else:
+                p = sc
+            for u in range(unroll):
+                l = (l + p[..., u]).astype(F)
+                acc = fma(p[..., u, None], v[:, :, k, :, u], acc)
+    return m, l, acc
+
+
+def _in_order(m: np.ndarray, l: np.ndarray, acc: np.ndarray, noise: np.random.Generator | None) -> State:
+    """States along axis 1 (acc: [rows, n, ..., dim]) merged in index order from the first."""
+    total = (m[:, 0], l[:, 0], acc[:, 0])
+    for i in range(1, m.shape[1]):
+        total = merge_attention(total, (m[:, i], l[:, i], acc[:, i]), noise)
+    return total
+
+
+def attention_decode(s: np.ndarray, v: np.ndarray, *, splits: int = 1, warps: int = 1, unroll: int = 1,
+                     form: str = "online", noise: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(o, lse) per row in float32 from scores s [rows, cols] and values v [rows, cols, dim], in
+    the order of epl/row/attention.cuh: the keys cut into ``splits`` contiguous ranges (split-kv);
+    in each, ``warps`` warps on interleaved keys, ``unroll`` keys a round, every warp folding its
+    keys into (m, l, acc) (epl/thread/attention_state.cuh); the warps merged in warp order, the
+    splits in split order, then o = acc * (1 / l) and lse = m + log l (0 and -inf for an all -inf
+    row). ``noise`` gives every exponential ex2.approx's error (see expf).
+
+    ``form``: "online" as above; "materialized" forms p = exp(s - shift) * (1 / l) from the row's
+    (m, l) first and sums p * v in the same order with no rescaling, o the sum itself
+    (materialize-weights); "lse" merges the splits as the normalized partials (o_i, lse_i) =
+    (acc_i / l_i, m_i + log l_i) in float32, o = sum_i o_i * exp(lse_i - lse) with lse the
+    logsumexp of the lse_i (the form of FlashInfer's merge_state), which carries each lse_i's
+    rounding (half an ulp of |lse_i|) into o's weights."""
+    sk = _key_layout(s, splits, warps, unroll, -np.inf)
+    vk = _key_layout(v, splits, warps, unroll, 0.0)
+    m, l, acc = _fold(sk, vk, True, noise)
+    if form == "materialized":
+        row = _in_order(*_in_order(m, l, acc, noise), noise)  # only its (m, l): the weights' scale
+        shift = _shift(row[0])
+        with np.errstate(divide="ignore"):
+            inv = np.where(row[1] > 0, F(1) / np.where(row[1] > 0, row[1], F(1)), F(0)).astype(F)
+        with np.errstate(invalid="ignore"):
+            weights = (expf((s - shift[:, None]).astype(F), noise) * inv[:, None]).astype(F)
+        _, _, sums = _fold(_key_layout(weights, splits, warps, unroll, 0.0), vk, False, noise)
+        o = sums[:, :, 0]
+        for i in range(1, warps):  # merges at m = 0: exp(0) = 1, ordered sums
+            o = (o + sums[:, :, i]).astype(F)
+        total = o[:, 0]
+        for k in range(1, splits):
+            total = (total + o[:, k]).astype(F)
+        return total, normalized(*row)[1]
+    per_split = _in_order(np.swapaxes(m, 1, 2), np.swapaxes(l, 1, 2), np.swapaxes(acc, 1, 2), noise)
+    if form == "lse":
+        o_i, lse_i = normalized(*per_split)
+        top = lse_i.max(axis=1)
+        with np.errstate(invalid="ignore"):
+            w = expf((lse_i - _shift(top)[:, None]).astype(F), noise)  # 0 for an empty split
+        total = w[:, 0]
+        for k in range(1, splits):
+            total = (total + w[:, k]).astype(F)
+        lse = np.where(total > 0, (top + log_of(total)).astype(F), F(-np.inf))
+        with np.errstate(invalid="ignore"):
+            wo = expf((lse_i - _shift(lse)[:, None]).astype(F), noise)
+        o = (o_i[:, 0] * wo[:, 0, None]).astype(F)
+        for k in range(1, splits):
+            o = fma(o_i[:, k], wo[:, k, None], o)
+        return np.where(total[:, None] > 0, o, F(0)), lse
+    return normalized(*_in_order(*per_split, noise))
