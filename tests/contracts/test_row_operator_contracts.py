@@ -182,11 +182,12 @@ def test_peers_their_problem_key_and_tolerances(case: Case) -> None:
 
 def rows_per_block(params: dict) -> Fraction:
     """The row operators' mappings, by their parameters: a cluster per row (``cluster`` blocks),
-    ``max(group, 256) // group`` rows per block of ``group``-thread groups, else a block per row."""
+    ``batch * (max(group, 256) // group)`` rows per block of ``group``-thread groups owning
+    ``batch`` rows each, else a block per row."""
     if "cluster" in params:
         return Fraction(1, params["cluster"])
     if "group" in params:
-        return Fraction(max(params["group"], 256) // params["group"])
+        return Fraction(params.get("batch", 1) * (max(params["group"], 256) // params["group"]))
     return Fraction(1)
 
 

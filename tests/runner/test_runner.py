@@ -38,7 +38,7 @@ def test_device_slug() -> None:
 def test_resolve_point_picks_the_first_point_whose_domain_serves_the_shape() -> None:
     r = CATALOG.realizations["softmax/online-registers"]
     default = resolve_point(r, {}, "float32")
-    assert default == {"group": 8, "items": 8, "dtype": "float32"}  # 64 columns at most
+    assert default == {"group": 8, "items": 8, "batch": 1, "dtype": "float32"}  # 64 columns at most
     p = resolve_point(r, {}, "float32", {"rows": 7, "cols": 4097})
     assert outside_domain(r, plan_env({"rows": 7, "cols": 4097}, p)) is None and p["dtype"] == "float32"
     assert p["group"] * p["items"] >= 4097
