@@ -11,7 +11,8 @@
 // Traffic:      reads s and v once; writes and rereads 520 bytes per split per row; writes o, lse.
 // Shared mem:   launch 1: WARPS * (8 + 512) bytes static. Barriers: 1 in launch 1.
 // Determinism:  bitwise (fixed split boundaries, interleave and merge order; no atomics).
-// Constraints:  dim == 128; gridDim.x: rows * SPLITS, then ceil_div(rows, 4).
+// Constraints:  dim == 128; o 16-byte aligned; blockDim.x: 32 * WARPS, then 128 (combine: 4 warps);
+//               gridDim.x: rows * SPLITS, then ceil_div(rows, 4).
 #include <epl/row/attention.cuh>
 
 template <int WARPS, int SPLITS, int UNROLL, typename T>

@@ -12,8 +12,8 @@
 // Traffic:      reads s twice and v once, writes and rereads p (4 * rows * cols bytes) and the partials.
 // Shared mem:   launch 1: 8 * BLOCK / 32 bytes; launch 2: WARPS * (8 + 512) bytes. Barriers: 1 each.
 // Determinism:  bitwise (fixed orders for fixed BLOCK, WARPS, SPLITS, UNROLL; no atomics).
-// Constraints:  dim == 128; BLOCK a power of two in [32, 1024]; gridDim.x: rows, rows * SPLITS,
-//               ceil_div(rows, 4).
+// Constraints:  dim == 128; o 16-byte aligned; BLOCK a power of two in [32, 1024]; blockDim.x:
+//               BLOCK, 32 * WARPS, 128 (combine: 4 warps); gridDim.x: rows, rows * SPLITS, ceil_div(rows, 4).
 #include <epl/row/attention.cuh>
 
 template <int BLOCK, int UNROLL, typename T>

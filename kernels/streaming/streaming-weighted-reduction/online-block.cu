@@ -11,7 +11,7 @@
 // Traffic:      reads s and v once; writes 512 + 4 bytes per row.
 // Shared mem:   WARPS * (8 + 512) bytes static. Barriers: 1.
 // Determinism:  bitwise (fixed key interleave and merge order for fixed WARPS and UNROLL; no atomics).
-// Constraints:  blockDim.x == 32 * WARPS; gridDim.x == rows; dim == 128; rows * cols * 128 < 2^63.
+// Constraints:  blockDim.x == 32 * WARPS; gridDim.x == rows; dim == 128; o 16-byte aligned.
 #include <epl/row/attention.cuh>
 
 template <int WARPS, int UNROLL, typename T>

@@ -117,13 +117,14 @@ __device__ __forceinline__ LaneAttention weighted_sum_keys(const float* __restri
 }
 
 // The WARPS states of a block merged in warp order (one __syncthreads). Valid result: in warp 0.
+// blockDim.x must be exactly 32 * WARPS; __syncthreads() before reusing the TempStorage.
 template <int WARPS>
 class BlockAttentionMerge {
  public:
   struct TempStorage {
     float m[WARPS];
     float l[WARPS];
-    float acc[WARPS][kAttentionDim];
+    alignas(16) float acc[WARPS][kAttentionDim];  // a lane's 4 values: one 128-bit access
   };
 
   __device__ __forceinline__ explicit BlockAttentionMerge(TempStorage& temp) : t_(temp) {}
@@ -156,6 +157,7 @@ class BlockAttentionMerge {
 };
 
 // o = acc / l (0 for an empty or fully masked row) and lse = m + log l (-inf then), by one warp.
+// HAZARD: o_row must be 16-byte aligned (one float4 store per lane; outputs come from the runner).
 __device__ __forceinline__ void attention_write_output(const LaneAttention& st, float* __restrict__ o_row,
                                                        float* __restrict__ lse) {
   const int lane = lane_id();
@@ -233,6 +235,7 @@ __device__ __forceinline__ void attention_rows_combine(const float* __restrict__
   const int row = static_cast<int>(blockIdx.x) * WARPS + warp_id();
   if (row >= rows) return;  // warp-uniform
   LaneAttention r = LaneAttention::identity();
+#pragma unroll 8  // 8 partials' loads in flight before their (ordered) merges
   for (int k = 0; k < SPLITS; ++k) {
     r = attention_merge(r, attention_read_partial(partials + (static_cast<size_t>(row) * SPLITS + k) * kAttentionPartialFloats));
   }
@@ -287,6 +290,7 @@ __device__ __forceinline__ void weighted_rows_combine(const float* __restrict__ 
   const int row = static_cast<int>(blockIdx.x) * WARPS + warp_id();
   if (row >= rows) return;  // warp-uniform
   LaneAttention r = attention_read_partial(partials + static_cast<size_t>(row) * SPLITS * kAttentionPartialFloats);
+#pragma unroll 8
   for (int k = 1; k < SPLITS; ++k) {  // m = 0 everywhere: the merge is an ordered sum
     r = attention_merge(r, attention_read_partial(partials + (static_cast<size_t>(row) * SPLITS + k) * kAttentionPartialFloats));
   }
