@@ -31,9 +31,7 @@ import numpy as np
 from epldb.contracts import Contract, Peer, make_rng
 from epldb.contracts.dtypes import to_float64
 from epldb.evidence import Row, canonical_json
-from epldb.launch import plan_env
-from epldb.launch.domain import outside_domain
-from epldb.records import Realization
+from epldb.launch.domain import in_domain
 from epldb.runner import RunError, device_info, load_realization, prepare
 from epldb.verify import error_figures, new_seed
 
@@ -393,11 +391,6 @@ def bench(
                 del sets, refs
                 cupy.get_default_memory_pool().free_all_blocks()
     return rows
-
-
-def in_domain(realization: Realization, shape: dict[str, int], point: dict[str, Any]) -> bool:
-    """The point serves the shape (launch.domain); points outside are not timed there."""
-    return outside_domain(realization, plan_env(shape, point)) is None
 
 
 def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: bool = True) -> int:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from epldb.contracts import Contract, get_contract
 from epldb.contracts.dtypes import STORAGE, poison_pattern, storage_dtype
-from epldb.launch.domain import outside_domain
+from epldb.launch.domain import in_domain, outside_domain
 from epldb.launch import ArrayArg, LaunchLimits, ResolvedPlan, contract_arrays, plan_env, resolve_plan
 from epldb.problems import Problem
 from epldb.records import ParamValue, Realization
@@ -380,11 +380,10 @@ def resolve_point(realization: Realization, params: Mapping[str, Any], dtype: st
         if v not in values:
             raise RunError("skipped", f"{name}={v!r} is not in the declared values {list(values)} of {realization.id}")
         point[name] = v
-    if shape is not None and outside_domain(realization, plan_env(shape, point)) is not None:
+    if shape is not None and not in_domain(realization, shape, point):
         fixed = {k: v for k, v in point.items() if k in params or k == "dtype"}
         for candidate in realization.points():
-            if all(candidate.get(k) == v for k, v in fixed.items()) and \
-                    outside_domain(realization, plan_env(shape, candidate)) is None:
+            if all(candidate.get(k) == v for k, v in fixed.items()) and in_domain(realization, shape, candidate):
                 return dict(candidate)
     return point
 

@@ -63,6 +63,13 @@ def outside_domain(realization: Realization, env: Mapping[str, Any]) -> str | No
     return None
 
 
+def in_domain(realization: Realization, shape: Mapping[str, int], point: Mapping[str, Any]) -> bool:
+    """The point serves the shape: inside every bound of launch.domain (or there is none)."""
+    from epldb.launch.plan import plan_env  # plan imports this module
+
+    return outside_domain(realization, plan_env(shape, point)) is None
+
+
 def check_domain(realization: Realization, contract: "Contract", numbers: set[str]) -> list[Problem]:
     """Static checks of ``launch.domain`` against the contract (for lint, inside check_plan)."""
     problems: list[Problem] = []
@@ -96,13 +103,8 @@ def check_domain(realization: Realization, contract: "Contract", numbers: set[st
                     ok = False
     if not ok or not realization.params:
         return problems
-    from epldb.launch.plan import plan_env
-
-    covered = any(
-        outside_domain(realization, plan_env(shape, point)) is None
-        for shape in contract.verify_shapes
-        for point in realization.points()
-    )
+    covered = any(in_domain(realization, shape, point)
+                  for shape in contract.verify_shapes for point in realization.points())
     if not covered:
         add(("launch", "domain"), "no verification shape of contract "
             f"'{contract.name}' is inside the domain of any parameter point, so this realization can never be "

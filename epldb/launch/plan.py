@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from epldb.launch.domain import check_domain, outside_domain
+from epldb.launch.domain import check_domain, in_domain
 from epldb.launch.expr import Expr, ExprError, evaluate, parse
 from epldb.problems import Problem, json_path
 from epldb.records import Realization
@@ -411,7 +411,7 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
         for point in realization.points():
             if contract.required_params and any(p not in point for p in contract.required_params):
                 continue
-            if outside_domain(realization, plan_env(shape, point)) is not None:
+            if not in_domain(realization, shape, point):
                 continue
             resolved = resolve_plan(realization, plan_env(shape, point), roles)
             for p in resolved.problems:
