@@ -28,60 +28,103 @@ constexpr int kAttentionDim = 128;
 constexpr int kAttentionLaneDims = kAttentionDim / kWarpThreads;  // 4 value components per lane
 using LaneAttention = AttentionState<kAttentionLaneDims>;
 
-// This lane's 4 value components of a key: one 16-byte (float32) or 8-byte (bfloat16) load when
-// the values are aligned for it (vec), element loads otherwise.
-__device__ __forceinline__ void load_lane_values(const float* __restrict__ p, bool vec, float (&out)[4]) {
-  if (vec) {
-    const float4 q = __ldg(reinterpret_cast<const float4*>(p));
-    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-  } else {
+// This lane's 4 value components of a key as loaded: 16 bytes (float32) or 8 bytes (bfloat16).
+// They are converted to float only after every load of a round is issued: converting each key's
+// bfloat16 pair right after its load let ptxas give every key of the round the same register pair,
+// so each load waited for the previous one (measured: bfloat16 streamed keys at half float32's rate).
+template <typename T>
+struct alignas(kAttentionLaneDims * sizeof(T)) LaneValues {
+  T e[kAttentionLaneDims];
+};
+
+// VEC: the values are aligned for one vector load per lane (the path is chosen once per launch).
+template <bool VEC, typename T>
+__device__ __forceinline__ LaneValues<T> load_lane_values(const T* __restrict__ p) {
+  LaneValues<T> r;
+  if constexpr (!VEC) {
 #pragma unroll
-    for (int w = 0; w < 4; ++w) out[w] = p[w];
-  }
-}
-__device__ __forceinline__ void load_lane_values(const __nv_bfloat16* __restrict__ p, bool vec, float (&out)[4]) {
-  if (vec) {
-    const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
-    const __nv_bfloat162 a = *reinterpret_cast<const __nv_bfloat162*>(&q.x);
-    const __nv_bfloat162 b = *reinterpret_cast<const __nv_bfloat162*>(&q.y);
-    out[0] = __low2float(a), out[1] = __high2float(a), out[2] = __low2float(b), out[3] = __high2float(b);
+    for (int k = 0; k < kAttentionLaneDims; ++k) r.e[k] = p[k];
+  } else if constexpr (sizeof(T) == 4) {
+    *reinterpret_cast<uint4*>(&r) = __ldg(reinterpret_cast<const uint4*>(p));
   } else {
-#pragma unroll
-    for (int w = 0; w < 4; ++w) out[w] = to_float(p[w]);
+    static_assert(sizeof(T) == 2, "values are float32 or 16-bit");
+    *reinterpret_cast<uint2*>(&r) = __ldg(reinterpret_cast<const uint2*>(p));
   }
+  return r;
 }
 
 // The values may take the vector loads: the base aligned to a lane's 4 components.
 template <typename T>
 __device__ __forceinline__ bool attention_values_aligned(const T* v) {
-  return (reinterpret_cast<size_t>(v) & (4 * sizeof(T) - 1)) == 0;
+  return (reinterpret_cast<size_t>(v) & (kAttentionLaneDims * sizeof(T) - 1)) == 0;
 }
 
+// One round of a warp's keys as loaded: UNROLL keys' weights (scores or weights) and this lane's raw
+// values; a key past the end has weight `pad` and is never loaded.
+template <int UNROLL, typename T>
+struct KeyRound {
+  float w[UNROLL];
+  LaneValues<T> raw[UNROLL];
+
+  template <bool VEC, typename S>
+  __device__ __forceinline__ void load(const S* __restrict__ w_row, const T* __restrict__ v_lane, int j, int end,
+                                       int stride, float pad) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const int key = j + u * stride;
+      w[u] = pad;
+      if (key < end) {
+        w[u] = to_float(w_row[key]);
+        raw[u] = load_lane_values<VEC>(v_lane + static_cast<size_t>(key) * kAttentionDim);
+      }
+    }
+  }
+
+  // The values of the round loaded at j as float (0 for a key past the end).
+  __device__ __forceinline__ void widen(int j, int end, int stride, float (&v)[UNROLL][kAttentionLaneDims]) const {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const bool in = j + u * stride < end;
+#pragma unroll
+      for (int k = 0; k < kAttentionLaneDims; ++k) v[u][k] = in ? to_float(raw[u].e[k]) : 0.0f;
+    }
+  }
+};
+
 // Streams keys [begin, end) of a row through one warp: keys begin + first, + stride, ... (the
-// warp's place among `stride` interleaved warps), UNROLL keys per round, every load of a round
-// issued before any is used; a key past the end is `pad` (never loaded) with zero values.
+// warp's place among `stride` interleaved warps), UNROLL keys per round. The next round's loads
+// are issued before the current round is folded (registers double-buffered): written as "load a
+// round, then fold it", ptxas interleaved the loads with the fold's arithmetic and, with per-key
+// predication, let each load wait for the previous key's use, leaving one load in flight per warp
+// (measured: bfloat16 streamed keys at half the float32 rate). A load issued a round ahead cannot
+// be sunk below the fold that precedes its use.
 // fold(state, w[UNROLL], v[UNROLL][4]) consumes a round: w is the key's score or weight.
+template <int UNROLL, bool VEC, typename S, typename T, typename State, typename Fold>
+__device__ __forceinline__ void stream_keys_path(const S* __restrict__ w_row, const T* __restrict__ v_row, int begin,
+                                                 int end, int first, int stride, float pad, State& st, Fold fold) {
+  const T* v_lane = v_row + lane_id() * kAttentionLaneDims;
+  const int step = UNROLL * stride;
+  int j = begin + first;
+  if (j >= end) return;
+  KeyRound<UNROLL, T> next;
+  next.template load<VEC>(w_row, v_lane, j, end, stride, pad);
+  for (; j < end; j += step) {
+    const KeyRound<UNROLL, T> cur = next;
+    if (j + step < end) next.template load<VEC>(w_row, v_lane, j + step, end, stride, pad);
+    float v[UNROLL][kAttentionLaneDims];
+    cur.widen(j, end, stride, v);
+    fold(st, cur.w, v);
+  }
+}
+
 template <int UNROLL, typename S, typename T, typename State, typename Fold>
 __device__ __forceinline__ void stream_keys(const S* __restrict__ w_row, const T* __restrict__ v_row, int begin,
                                             int end, int first, int stride, bool vec, float pad, State& st,
                                             Fold fold) {
-  const int lane = lane_id();
-  for (int j = begin + first; j < end; j += UNROLL * stride) {
-    float w[UNROLL];
-    float v[UNROLL][kAttentionLaneDims];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      const int key = j + u * stride;
-      const bool in = key < end;
-      w[u] = in ? to_float(w_row[key]) : pad;
-      if (in) {
-        load_lane_values(v_row + static_cast<size_t>(key) * kAttentionDim + lane * kAttentionLaneDims, vec, v[u]);
-      } else {
-#pragma unroll
-        for (int k = 0; k < kAttentionLaneDims; ++k) v[u][k] = 0.0f;
-      }
-    }
-    fold(st, w, v);
+  if (vec) {
+    stream_keys_path<UNROLL, true>(w_row, v_row, begin, end, first, stride, pad, st, fold);
+  } else {
+    stream_keys_path<UNROLL, false>(w_row, v_row, begin, end, first, stride, pad, st, fold);
   }
 }
 
