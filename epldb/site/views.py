@@ -120,7 +120,8 @@ def ceiling_at(rows: "pd.DataFrame", device: str, dtype: str, shape: str) -> flo
 
 def ceiling_name(rows: "pd.DataFrame", device: str, value: float) -> str:
     """The name of the device's measured ceiling closest to ``value`` (within 1%), e.g. 'read'."""
-    c = rows[(rows["device"] == device) & (rows["kind"] == "ceiling") & rows["gbps"].notna()]
+    c = rows[(rows["device"] == device) & (rows["kind"] == "ceiling") & rows["gbps"].notna()
+             & ~rows["subject"].str.endswith("-at-size")]  # size-matched references never name a ceiling
     for label, g in zip(c["subject_label"], c["gbps"]):
         if abs(float(g) - value) <= 0.01 * value:
             return str(label)

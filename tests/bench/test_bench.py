@@ -40,3 +40,14 @@ def test_time_calls_and_ceilings() -> None:
     copy, read = measure_ceilings(1 << 28)
     assert (copy.name, read.name) == ("copy", "read")
     assert 100 < copy.gbps < 20000 and 100 < read.gbps < 20000
+
+
+@pytest.mark.gpu
+def test_read_at_size_is_its_own_ceiling_below_the_device_ceiling() -> None:
+    from epldb.bench import measure_ceilings, measure_read_at_size
+
+    _, read = measure_ceilings(1 << 30)
+    small = measure_read_at_size((64 << 20) + 8, sets=2)
+    assert small.name == "read-at-size" and small.nbytes == 64 << 20
+    # A 64 MiB read pays the launch and the ramp that 1 GiB amortizes: never faster, within noise.
+    assert 100 < small.gbps < read.gbps * 1.02
