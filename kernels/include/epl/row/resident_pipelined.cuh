@@ -1,0 +1,74 @@
+// epl/row/resident_pipelined.cuh — register-resident rows streamed through a persistent grid: a
+// group's next row is in flight while it computes the current one.
+//
+// Records: the *-registers-pipelined realizations under catalog/realizations/{softmax,log-softmax,
+//          rmsnorm,layernorm}/.
+//
+// rows_in_registers (resident.cuh) gives each group one row (or a batch, loaded together) and
+// ends: between a row's load and its store sit the operator's all-reduces and exponentials, a
+// dependent chain during which the group has nothing in flight. Here the grid is one wave of G
+// groups; group g takes rows g, g + G, ... and fetches row r + G (packed, into a second set of
+// registers) before it widens and computes row r. The fetch cannot be sunk below the compute that
+// precedes its use (unlike a batch loaded at once, whose later rows' loads ptxas placed after the
+// first row's arithmetic), so each group keeps one row of loads in flight through every row's
+// compute. The share, the operators and the stores are resident.cuh's and ops.cuh's, unchanged.
+#pragma once
+
+#include "resident.cuh"
+
+namespace epl {
+
+template <bool VECTOR, typename Group, int ITEMS, typename T, typename Op>
+__device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* __restrict__ x,
+                                                  const T* __restrict__ p0, const T* __restrict__ p1,
+                                                  T* __restrict__ y, int rows, int cols) {
+  static_assert(ITEMS % Vec16<T>::N == 0, "ITEMS must be whole 16-byte vectors of T");
+  constexpr int VECS = ITEMS / Vec16<T>::N;
+  const RowSegment seg = group.template segment<T>(cols);
+  RowShare<Group::LANES, VECS, T, VECTOR> share;
+  share.lane = group.lane();
+  // Row slots: this group's first row and the grid's stride; every thread of a block runs the same
+  // number of iterations (multi-warp groups all-reduce with barriers), rows past the end as empty.
+  const int stride = static_cast<int>(gridDim.x) * Group::ROWS_PER_BLOCK;
+  const int iters = ceil_div(rows, stride);
+  int row = group.row();
+  auto row_base = [&](int r) { return static_cast<size_t>(r < rows ? r : 0) * static_cast<size_t>(cols) + seg.begin; };
+  Vec16<T> next[VECS];
+  share.n = row < rows ? seg.n : 0;
+  share.fetch(x + row_base(row), next);
+  for (int it = 0; it < iters; ++it, row += stride) {
+    Vec16<T> raw[VECS];
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) raw[k] = next[k];
+    if (it + 1 < iters) {
+      share.n = row + stride < rows ? seg.n : 0;
+      share.fetch(x + row_base(row + stride), next);
+    }
+    const bool has_row = row < rows;
+    share.n = has_row ? seg.n : 0;
+    share.widen(raw);
+    const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all
+    if (has_row) {
+      share.template store<Op::kParams>(y + row_base(row), p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1,
+                                        [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
+    }
+  }
+}
+
+// The body of a row-in, row-out operator kernel over a persistent grid (same Op, Group and ITEMS
+// contract as rows_in_registers; RowLanes groups only). Launch: blockDim.x == the Group's BLOCK,
+// gridDim.x <= ceil_div(rows, Group::ROWS_PER_BLOCK), ideally one resident wave.
+template <typename Group, int ITEMS, typename T, typename Op>
+__device__ __forceinline__ void rows_in_registers_pipelined(Op op, const T* __restrict__ x, const T* __restrict__ p0,
+                                                            const T* __restrict__ p1, T* __restrict__ y, int rows,
+                                                            int cols) {
+  __shared__ typename Group::TempStorage temp;
+  Group group(temp);
+  if (row_arrays_vector_aligned(x, y, p0, p1, cols)) {
+    rows_pipelined_on<true, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+  } else {
+    rows_pipelined_on<false, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+  }
+}
+
+}  // namespace epl

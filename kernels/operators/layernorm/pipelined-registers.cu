@@ -1,0 +1,24 @@
+// Record:       layernorm/pipelined-registers (catalog/realizations/layernorm/pipelined-registers.yaml)
+// Contract:     row-layernorm — y = (x - mean) / sqrt(var + eps) * weight + bias along each row.
+// Phases:       a persistent grid of min(ceil_div(rows, ROWS_PER_BLOCK), sms * PER_SM) blocks; each group
+//               of G threads takes rows g, g + G_total, ... and keeps its next row's loads in flight
+//               (packed, in a second set of registers) while it computes the current row:
+//                 1. widen the row, the operator's statistics by all-reduces over the group;
+//                 2. rewrite every element from registers and store it (16-byte vectors).
+//               The Stats is LayerNormTwoPass (two-pass-registers' statistics) or LayerNormChan (chan-registers').
+// Traffic:      one read and one write of every element (plus the parameter arrays, from L2).
+// Determinism:  bitwise (fixed order per row; no atomics).
+// Constraints:  cols <= G * ITEMS (launch.domain); blockDim.x == max(G, 256).
+#include <epl/row/ops.cuh>
+#include <epl/row/resident_pipelined.cuh>
+
+template <int G, int ITEMS, typename T, typename Stats>
+__global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_min_blocks(epl::row_block_threads(G)))
+layernorm_pipelined_registers(const T* __restrict__ x,       // rows x cols, row-major
+                              const T* __restrict__ weight,  // cols
+                              const T* __restrict__ bias,    // cols
+                              T* __restrict__ y,             // rows x cols
+                              int rows, int cols, float eps) {
+  using Group = epl::RowLanes<epl::row_block_threads(G), G>;
+  epl::rows_in_registers_pipelined<Group, ITEMS, T>(epl::LayerNormRow<Stats>{eps}, x, weight, bias, y, rows, cols);
+}
