@@ -20,6 +20,7 @@ expression, so that callers can point at the field and the character.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Union
@@ -270,6 +271,14 @@ def parse(source: str | int) -> Expr | ExprError:
         return Expr(str(source), Num(source, 1))
     if not isinstance(source, str):
         return ExprError(1, f"expected a string or an integer, got {type(source).__name__}")
+    return _parse_text(source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(source: str) -> Expr | ExprError:
+    """parse() of a string, memoized: a catalog load resolves the same few dozen launch
+    expressions for every parameter point and shape (tens of thousands of parses), and the result
+    is immutable (frozen dataclasses)."""
     tokens = tokenize(source)
     if isinstance(tokens, ExprError):
         return tokens
