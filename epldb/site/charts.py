@@ -53,6 +53,9 @@ class Chart:
     series: list[Series]
     ceiling: dict[str, float] = field(default_factory=dict)  # shape → GB/s
     ceiling_label: str = "ceiling"
+    # shape → GB/s of the read-only kernel at that shape's own byte count (same run), if measured
+    reference: dict[str, float] = field(default_factory=dict)
+    reference_label: str = "read kernel at this size"
     ylabel: str = "GB/s (minimal bytes moved / median time)"
     xlabel: str = ""  # the tick labels name the shape variables
 
@@ -75,6 +78,9 @@ def chart_csv(chart: Chart) -> str:
     for shape in chart.shapes:
         if shape in chart.ceiling:
             w.writerow([chart.ceiling_label, "ceiling", shape, f"{chart.ceiling[shape]:.6g}"])
+    for shape in chart.shapes:
+        if shape in chart.reference:
+            w.writerow([chart.reference_label, "reference", shape, f"{chart.reference[shape]:.6g}"])
     return buf.getvalue()
 
 
@@ -86,7 +92,7 @@ def render_svg(chart: Chart) -> bytes:
     with matplotlib.rc_context(_RC):
         n = max(len(chart.shapes), 1)
         rotate = n > 4 or max((len(s) for s in chart.shapes), default=0) > 10
-        entries = len(chart.series) + (1 if chart.ceiling else 0)
+        entries = len(chart.series) + (1 if chart.ceiling else 0) + (1 if chart.reference else 0)
         ncols = min(3, max(entries, 1))
         legend_rows = -(-entries // ncols) if entries else 0
         # Fixed layout (no tight/constrained layout: each costs extra draws): the plot's height is
@@ -122,6 +128,10 @@ def render_svg(chart: Chart) -> bytes:
         if ceil:
             ax.plot([c[0] for c in ceil], [c[1] for c in ceil], linestyle="-.", color="black", linewidth=1.3,
                     marker="_" if len(ceil) == 1 else None, markersize=18, label=chart.ceiling_label)
+        ref = sorted((pos[k], v) for k, v in chart.reference.items() if k in pos)
+        if ref:
+            ax.plot([r[0] for r in ref], [r[1] for r in ref], linestyle=":", color="#555555", linewidth=1.3,
+                    marker="x", markersize=5, label=chart.reference_label)
         ax.set_xticks(xs)
         ax.set_xticklabels(chart.shapes, rotation=30 if rotate else 0, ha="right" if rotate else "center")
         ax.set_xlim(-0.4, max(n - 1, 0) + 0.4)

@@ -185,22 +185,45 @@ def _count(v: object) -> str:
     return str(v)
 
 
-def variant_of(params: object) -> str:
-    """The problem variant a row measures: its string-valued parameters other than dtype
-    ('op=sum'). Numbers and booleans are tuning knobs (block, items, stages), not the problem."""
-    named = params_dict(params)
+def variant_of(params: object, problem: object = None) -> str:
+    """The problem variant a row measures: the string-valued parameters other than dtype of its
+    problem ('op=sum'). ``problem`` is the part of the parameters that defines the problem (a
+    contract's peer_params); without it, every parameter may. Numbers and booleans are tuning knobs
+    (block, items, stages), not the problem; so are strings outside the problem (a realization's
+    choice of operator policy)."""
+    named = params_dict(params if problem is None else problem)
     keep = [(k, v) for k, v in sorted(named.items())
             if isinstance(v, str) and k not in ("dtype", "primitive", "contract")]
     return " ".join(f"{k}={v}" for k, v in keep)
 
 
-def knobs_label(params: object) -> str:
+def knobs_label(params: object, problem: object = None) -> str:
     """The tuning knobs of a row (its parameters minus dtype and the problem variant):
-    'block=256 items=4'."""
+    'block=256 items=4', 'group=32 policy=SoftmaxRow'."""
     named = params_dict(params)
+    variant = params_dict(params if problem is None else problem)
     keep = [(k, v) for k, v in named.items()
-            if not isinstance(v, str) and k not in ("primitive", "contract")]
+            if k not in ("primitive", "contract", "dtype") and not (isinstance(v, str) and k in variant)]
     return " ".join(f"{k}={v}" for k, v in keep)
+
+
+def _problems(df: "pd.DataFrame", catalog: Catalog) -> list[dict[str, Any] | None]:
+    """Per row, the parameters that define its problem: its contract's peer_params for a
+    realization row whose realization and contract are known, else None (all of them)."""
+    from epldb.contracts import get_contract
+
+    contracts: dict[str, Any] = {}
+    out: list[dict[str, Any] | None] = []
+    for kind, subject, params in zip(df["kind"], df["subject"], df["params"]):
+        r = catalog.realizations.get(subject) if kind == "realization" else None
+        if r is None:
+            out.append(None)
+            continue
+        if subject not in contracts:
+            contracts[subject] = get_contract(catalog.contract_name_of(r))
+        contract = contracts[subject]
+        out.append(contract.peer_params(params_dict(params)) if contract is not None else None)
+    return out
 
 
 def params_dict(params: object) -> dict[str, Any]:
@@ -240,8 +263,9 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
     df["utc"] = [runs[r].utc if r in runs else "" for r in df["run"]]
     df["elements"] = [shape_elements(s) for s in df["shape"]]
     df["params_label"] = [params_label(p) for p in df["params"]]
-    df["variant"] = [variant_of(p) for p in df["params"]]
-    df["knobs_label"] = [knobs_label(p) for p in df["params"]]
+    problems = _problems(df, catalog)
+    df["variant"] = [variant_of(p, q) for p, q in zip(df["params"], problems)]
+    df["knobs_label"] = [knobs_label(p, q) for p, q in zip(df["params"], problems)]
     df["shape_label"] = [shape_label(s) for s in df["shape"]]
     for col in ("gbps", "frac_ceiling", "err_max_rel", "err_rel_l2", "time_ms_median", "time_ms_p10",
                 "time_ms_p90"):

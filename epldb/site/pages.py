@@ -249,8 +249,12 @@ def _comparison_chart(site: Site, page: Page, rows: "pd.DataFrame", device: str,
         c = V.ceiling_at(rows, device, problem[0], s)
         if c is not None:
             ceiling[labels[s]] = c
+    ev = site.ev
+    judged_by_read = ev is not None and any(V.ceiling_name(ev, device, c) == "read" for c in ceiling.values())
+    reference = ({labels[s]: r for s in shapes if (r := V.read_at_size(pr, ev, device, s)) is not None}
+                 if judged_by_read else {})  # a read kernel is no reference for a read-and-write contract
     chart = Chart(title=title, shapes=[labels[s] for s in shapes], series=series, ceiling=ceiling,
-                  ceiling_label=site.ceiling_label(device, ceiling))
+                  ceiling_label=site.ceiling_label(device, ceiling), reference=reference)
     return site.chart(page, stem, chart)
 
 

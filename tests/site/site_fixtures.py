@@ -141,6 +141,8 @@ def write_synthetic_evidence(root: Path) -> None:
 
     rows = [row(RUN, "ceiling/copy", "ceiling", {}, {"bytes": 1 << 31}, 4100.0),
             row(RUN, "ceiling/read", "ceiling", {}, {"bytes": 1 << 31}, ceiling)]
+    # The read kernel at the two largest shapes' own byte counts (n float32 elements read).
+    rows += [row(RUN, "ceiling/read-at-size", "ceiling", {}, {"bytes": 4 * n}, 3500.0 + n / 2**20) for n in shapes[2:]]
     for i, n in enumerate(shapes):
         scale = (i + 1) / len(shapes)
         for op in ("sum", "max"):

@@ -106,6 +106,9 @@ def test_primitive_page_compares_every_realization_and_charts_them(synthetic_sit
         rows = list(csv.DictReader(fh))
     assert {"series", "kind", "shape", "gbps"} <= set(rows[0])
     assert {r["kind"] for r in rows} >= {"realization", "peer", "ceiling"}
+    # The read kernel at each shape's own size, where the run measured one: the two largest shapes.
+    reference = {r["shape"]: float(r["gbps"]) for r in rows if r["kind"] == "reference"}
+    assert sorted(reference.values()) == [3516.0, 3564.0], reference
 
 
 def test_realization_page_has_every_section(synthetic_site) -> None:
