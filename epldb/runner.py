@@ -12,7 +12,7 @@ machines without a GPU.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -259,6 +259,9 @@ class Launcher:
     point: dict[str, ParamValue]
     plan: ResolvedPlan
     functions: list[Any]
+    # Per step, the function of its unaligned_entry (None without one): launched instead when an
+    # array argument of the step is not 16-byte aligned.
+    fallbacks: list[Any | None] = field(default_factory=list)
 
     @property
     def contract(self) -> Contract:
@@ -298,8 +301,11 @@ class Launcher:
         scratch = dict(scratch) if scratch is not None else self.allocate_scratch()
         pool = {**arrays, **scratch}
         calls: list[tuple[Any, tuple[int, int, int], tuple[int, int, int], tuple[Any, ...], int]] = []
-        for fn, step in zip(self.functions, self.plan.steps):
+        fallbacks = self.fallbacks or [None] * len(self.functions)
+        for fn, fallback, step in zip(self.functions, fallbacks, self.plan.steps):
             args = tuple(pool[a.name] if isinstance(a, ArrayArg) else np.dtype(a.dtype).type(a.value) for a in step.args)
+            if fallback is not None and not all_aligned(pool[a.name] for a in step.args if isinstance(a, ArrayArg)):
+                fn = fallback
             if step.shared_bytes > 48 * 1024:
                 fn.max_dynamic_shared_size_bytes = step.shared_bytes
             calls.append((fn, step.grid, step.block, args, step.shared_bytes))
@@ -331,7 +337,13 @@ def prepare(catalog: "Catalog", realization_id: str, shape: Mapping[str, int], p
     if not plan.ok:
         raise RunError("runtime-error", "launch plan: " + "; ".join(p.message for p in plan.problems), plan.problems)
     functions = [loaded.function(step.entry, point) for step in plan.steps]
-    return Launcher(loaded, dict(shape), dict(point), plan, functions)
+    fallbacks = [loaded.function(step.unaligned_entry, point) if step.unaligned_entry else None for step in plan.steps]
+    return Launcher(loaded, dict(shape), dict(point), plan, functions, fallbacks)
+
+
+def all_aligned(arrays: Iterable[Any], boundary: int = 16) -> bool:
+    """Whether every device array starts on a ``boundary``-byte address (CUDA array interface)."""
+    return all(a.__cuda_array_interface__["data"][0] % boundary == 0 for a in arrays)
 
 
 # --- epldb.run ---------------------------------------------------------------------------------------

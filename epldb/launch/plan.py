@@ -94,12 +94,15 @@ class ScratchBuffer:
 @dataclass(frozen=True)
 class ResolvedStep:
     index: int
-    entry: str
+    entry: str  # the entry this shape takes (the unaligned one when unaligned_when ruled it so)
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared_bytes: int
     cluster: tuple[int, int, int] | None
     args: tuple[ArrayArg | ScalarArg, ...]
+    # The entry to launch instead when an array argument turns out not 16-byte aligned (None: no
+    # alternative, or `entry` is already the unaligned one).
+    unaligned_entry: str | None = None
 
     @property
     def threads(self) -> int:
@@ -242,6 +245,16 @@ def resolve_plan(
         entry = step.get("entry")
         if entry not in entry_names:
             res.problem(base + ("entry",), f"entry '{entry}' is not one of kernel.entries ({', '.join(entry_names)})")
+        unaligned = step.get("unaligned_entry")
+        if unaligned is not None and unaligned not in entry_names:
+            res.problem(base + ("unaligned_entry",),
+                        f"unaligned_entry '{unaligned}' is not one of kernel.entries ({', '.join(entry_names)})")
+        if "unaligned_when" in step and unaligned is None:
+            res.problem(base + ("unaligned_when",), "unaligned_when without unaligned_entry: name the entry to launch "
+                        "when it is nonzero, or remove it")
+        ruled_out = res.value(base + ("unaligned_when",), "unaligned_when", step.get("unaligned_when", 0))
+        if unaligned is not None and ruled_out:
+            entry, unaligned = unaligned, None  # this shape cannot take the aligned entry at all
         grid = res.dims(base + ("grid",), "grid", step.get("grid"))
         block = res.dims(base + ("block",), "block", step.get("block"))
         shared = res.value(base + ("shared_bytes",), "shared_bytes", step.get("shared_bytes", 0))
@@ -265,7 +278,8 @@ def resolve_plan(
         _check_limits(res, base, grid, block, shared, cluster, limits)
         if len(res.problems) > before:
             continue
-        steps.append(ResolvedStep(i, str(entry), grid, block, shared, cluster, tuple(args)))
+        steps.append(ResolvedStep(i, str(entry), grid, block, shared, cluster, tuple(args),
+                                  str(unaligned) if unaligned is not None else None))
     return ResolvedPlan(realization.id, dict(env), tuple(scratch), tuple(steps), tuple(res.problems))
 
 
@@ -325,8 +339,9 @@ def _parse_all(realization: Realization) -> list[tuple[tuple[str | int, ...], st
                     out.append((base + (key, j), f"{key}.{'xyz'[j]}", item, False, True))
             else:
                 out.append((base + (key,), key, src, False, False))
-        if "shared_bytes" in step:
-            out.append((base + ("shared_bytes",), "shared_bytes", step["shared_bytes"], False, False))
+        for key in ("shared_bytes", "unaligned_when"):
+            if key in step:
+                out.append((base + (key,), key, step[key], False, False))
         for k, a in enumerate(step.get("args") or []):
             out.append((base + ("args", k), f"argument {k + 1}", a, True, True))
     return out
@@ -390,8 +405,13 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
     entry_names = [e.name for e in realization.kernel.entries]
     passed: set[str] = set()
     for i, step in enumerate(realization.launch.get("steps") or []):
-        if step.get("entry") not in entry_names:
-            add(("launch", "steps", i, "entry"), f"entry '{step.get('entry')}' is not one of kernel.entries ({', '.join(entry_names)})")
+        for key in ("entry", "unaligned_entry"):
+            if (key in step or key == "entry") and step.get(key) not in entry_names:
+                add(("launch", "steps", i, key), f"{key} '{step.get(key)}' is not one of kernel.entries ({', '.join(entry_names)})")
+                parsed_ok = False
+        if "unaligned_when" in step and "unaligned_entry" not in step:
+            add(("launch", "steps", i, "unaligned_when"), "unaligned_when without unaligned_entry: name the entry "
+                "to launch when it is nonzero, or remove it")
             parsed_ok = False
         passed.update(a.strip() for a in step.get("args") or [] if isinstance(a, str))
     for name, bound in roles.items():

@@ -597,7 +597,15 @@ def _launch_plan(r: Realization) -> str:
             return ", ".join(f"<code>{esc(x)}</code>" for x in v)
         return f"<code>{esc(v)}</code>" if v is not None else dash()
 
-    steps = [[str(i), f"<code>{esc(s.get('entry'))}</code>", dims(s.get("grid")), dims(s.get("block")),
+    def entry(s: dict) -> str:
+        out = f"<code>{esc(s.get('entry'))}</code>"
+        if s.get("unaligned_entry"):
+            when = f" or <code>{esc(s['unaligned_when'])}</code> &ne; 0" if "unaligned_when" in s else ""
+            out += (f"<br><small>else <code>{esc(s['unaligned_entry'])}</code>: when an array is not "
+                    f"16-byte aligned{when}</small>")
+        return out
+
+    steps = [[str(i), entry(s), dims(s.get("grid")), dims(s.get("block")),
               dims(s.get("shared_bytes", 0)), dims(s.get("cluster")), dims(s.get("args", []))]
              for i, s in enumerate(plan.get("steps", []), 1)]
     out = table(["#", "entry", "grid", "block", "dynamic smem (B)", "cluster", "arguments"], steps,

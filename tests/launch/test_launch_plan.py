@@ -234,3 +234,56 @@ def test_a_float_scalar_passed_to_no_step_is_a_warning(tmp_path: Path) -> None:
     r = realization(tmp_path, LAUNCH_EPS.replace("args: [x, partials, n, eps]", "args: [x, partials, n]"))
     assert [(p.severity, p.message) for p in check_plan(r, EPS_CONTRACT)] == [
         ("warning", "contract scalar 'eps' is passed to no step")]
+
+
+LAUNCH_UNALIGNED = """\
+  scratch:
+    counter: {dtype: int32, count: 1, zero: true}
+  steps:
+    - entry: main
+      unaligned_entry: scalar
+      unaligned_when: "n % (16 // dtype_bytes)"
+      grid: "ceil_div(n, block * items)"
+      block: block
+      args: [x, partials, n, counter]
+"""
+
+
+def two_entry_realization(tmp_path: Path, launch: str):
+    """The fixture realization with a second entry, 'scalar', beside 'main'."""
+    root = make_repo(tmp_path, launch)
+    path = root / "catalog/realizations/tile-sum/naive.yaml"
+    text = path.read_text()
+    path.write_text(text.replace('    - name: main\n      expression: "tile_sum_naive<{block}, {dtype}>"\n',
+                                 '    - name: main\n      expression: "tile_sum_naive<{block}, {dtype}>"\n'
+                                 '    - name: scalar\n      expression: "tile_sum_naive<{block}, {dtype}>"\n'))
+    cat = epldb.load(root, lint=False)
+    assert [e.name for e in cat.realizations["tile-sum/naive"].kernel.entries] == ["main", "scalar"]
+    return cat.realizations["tile-sum/naive"]
+
+
+def test_an_unaligned_entry_is_the_fallback_and_unaligned_when_rules_a_shape_out(tmp_path: Path) -> None:
+    r = two_entry_realization(tmp_path, LAUNCH_UNALIGNED)
+    assert check_plan(r, CONTRACT) == []
+    arrays = contract_arrays(CONTRACT)
+    # bf16: 8 elements per 16 bytes. n = 4096 may take the aligned entry; the runner falls back to
+    # 'scalar' only if an array turns out misaligned.
+    (step,) = resolve_plan(r, plan_env({"n": 4096}, POINT), arrays).steps
+    assert (step.entry, step.unaligned_entry) == ("main", "scalar")
+    # n = 4097: the shape rules the aligned entry out, whatever the arrays.
+    (step,) = resolve_plan(r, plan_env({"n": 4097}, POINT), arrays).steps
+    assert (step.entry, step.unaligned_entry) == ("scalar", None)
+
+
+def test_unaligned_names_are_checked(tmp_path: Path) -> None:
+    r = two_entry_realization(tmp_path, LAUNCH_UNALIGNED.replace("unaligned_entry: scalar", "unaligned_entry: scalr"))
+    got = messages(check_plan(r, CONTRACT))
+    assert any("$.launch.steps[0].unaligned_entry: unaligned_entry 'scalr' is not one of kernel.entries (main, scalar)"
+               in m for m in got), got
+    r = two_entry_realization(tmp_path / "b", LAUNCH_UNALIGNED.replace("      unaligned_entry: scalar\n", ""))
+    got = messages(check_plan(r, CONTRACT))
+    assert any("unaligned_when without unaligned_entry" in m for m in got), got
+    r = two_entry_realization(tmp_path / "c", LAUNCH_UNALIGNED.replace("n % (16 // dtype_bytes)", "n % widht"))
+    got = messages(check_plan(r, CONTRACT))
+    assert any("$.launch.steps[0].unaligned_when: unaligned_when expression 'n % widht', column 5: unknown name 'widht'"
+               in m for m in got), got

@@ -73,6 +73,31 @@ def test_bind_passes_integers_as_int32_and_float_scalars_as_float32() -> None:
     assert type(eps) is np.float32 and eps == np.float32(1e-5)
 
 
+class _DeviceArray:
+    """A stand-in with a device address, as the CUDA array interface gives one."""
+
+    def __init__(self, address: int) -> None:
+        self.__cuda_array_interface__ = {"data": (address, False), "shape": (1,), "typestr": "<f4", "version": 3}
+
+
+def test_a_step_falls_back_to_its_unaligned_entry_when_an_array_is_misaligned() -> None:
+    step = ResolvedStep(0, "rows", (1, 1, 1), (32, 1, 1), 0, None, (ArrayArg("x", "input"), ArrayArg("y", "output")),
+                        unaligned_entry="rows_unaligned")
+    plan = ResolvedPlan("op/r", {}, steps=(step,))
+    launched: list[str] = []
+
+    def entry(name: str):
+        return lambda grid, block, args, shared_mem=0: launched.append(name)
+
+    launcher = Launcher(None, {}, {}, plan, [entry("rows")], [entry("rows_unaligned")])  # type: ignore[arg-type]
+    launcher.launch({"x": _DeviceArray(1 << 20), "y": _DeviceArray((1 << 20) + 256)}, scratch={})
+    launcher.launch({"x": _DeviceArray((1 << 20) + 4), "y": _DeviceArray(1 << 20)}, scratch={})  # one float past
+    assert launched == ["rows", "rows_unaligned"]
+    # Without an unaligned entry the step's own entry runs whatever the addresses.
+    Launcher(None, {}, {}, plan, [entry("rows")]).launch({"x": _DeviceArray(2), "y": _DeviceArray(2)}, scratch={})  # type: ignore[arg-type]
+    assert launched[-1] == "rows"
+
+
 def _run_cases() -> list[tuple[str, str, str | None]]:
     """(realization, dtype, op) for every declared float dtype and op of every runnable realization."""
     cases = []
