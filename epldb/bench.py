@@ -348,14 +348,13 @@ def bench(
                 moved = contract.bytes_moved(dict(shape), rep_point)
                 if contract.ceiling == "read" and moved >= READ_AT_SIZE_MIN_BYTES and moved not in read_at_size:
                     read_at_size.add(moved)
-                    row = Row("ceiling/read-at-size", "ceiling", {}, "", {"bytes": moved - moved % 16}, "passed")
-                    if skip is None or not skip(row):
+                    probe = Row("ceiling/read-at-size", "ceiling", {}, "", {"bytes": moved - moved % 16}, "passed")
+                    if skip is None or not skip(probe):
                         c = measure_read_at_size(moved, k)
-                        row.time_ms_median, row.time_ms_p10, row.time_ms_p90 = c.timing.median_ms, c.timing.p10_ms, c.timing.p90_ms
-                        row.gbps = c.gbps
+                        row = ceiling_row(c)
                         ref = ceilings.get("read")
-                        row.frac_ceiling = c.gbps / ref if ref else None
-                        row.detail = f"{c.detail}; {c.timing.reps} reps; fraction of the run's read ceiling"
+                        row.frac_ceiling = c.gbps / ref if ref else None  # of the run's 2 GiB read ceiling
+                        row.detail += "; fraction of the run's read ceiling"
                         finish(row)
                 refs: dict[str, dict[str, Any]] = {}
 
