@@ -36,6 +36,23 @@ __device__ __forceinline__ void tree_in_place(float (&a)[K], Op op) {
   }
 }
 
+// The elements of one fetched vector widened to float32 (exact) into out[0, N).
+template <typename T>
+__device__ __forceinline__ void widen_vec16(const Vec16<T>& v, float* out) {
+#pragma unroll
+  for (int e = 0; e < Vec16<T>::N; ++e) out[e] = to_float(v.v[e]);
+}
+// bfloat16 pairs from their 32-bit word, the low element shifted up and the high one masked: one
+// instruction per element (element-wise conversion extracted each half first: two).
+__device__ __forceinline__ void widen_vec16(const Vec16<__nv_bfloat16>& v, float* out) {
+  const unsigned* w = reinterpret_cast<const unsigned*>(&v);
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    out[2 * q] = __uint_as_float(w[q] << 16);
+    out[2 * q + 1] = __uint_as_float(w[q] & 0xffff0000u);
+  }
+}
+
 template <int LANES, int VECS, typename T, bool VECTOR>
 struct RowShare {
   static_assert(is_pow2(VECS), "VECS must be a power of two (pairwise trees)");
@@ -56,28 +73,36 @@ struct RowShare {
   // per vector, never per element.
   __device__ __forceinline__ bool valid(int k, int e) const { return VECTOR ? col(k, 0) < n : col(k, e) < n; }
 
-  // Issues every in-range load of the segment at seg into raw (packed T, nothing widened yet):
-  // VECS * 16 bytes in flight per thread. Slots past the end hold zeros (never used as data; they
-  // keep every register defined).
+  // Vector path: issues every load of the segment at seg into raw (packed T, nothing widened yet):
+  // VECS * 16 bytes in flight per thread. A slot past the end loads the segment's first vector
+  // instead (in bounds: a row holds at least one vector; a thread without a row reads row 0's), so
+  // every load is unconditional; those slots are never used as data (reduce, count and store test
+  // valid()). A zero default instead made ptxas zero each destination and predicate each load and
+  // each bf16 unpack: three instructions per bf16 element where a shift or a mask is one.
   __device__ __forceinline__ void fetch(const T* __restrict__ seg, Vec16<T> (&raw)[VECS]) const {
+    static_assert(VECTOR, "fetch is the vector path's; the scalar path loads with load_scalar");
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) raw[k] = load_16B_aligned(seg + (valid(k, 0) ? col(k, 0) : 0));
+  }
+
+  // Scalar path (rows or parameter arrays not 16-byte aligned): every in-range element loaded and
+  // widened straight into x (0 past the end), with no packed copy beside it. The two paths are one
+  // kernel, whose register count is the larger path's: a packed copy here (K registers for K
+  // elements, bf16 included) held the vector path's 32-item points at 80-96 registers where their
+  // own code needs 54-58.
+  __device__ __forceinline__ void load_scalar(const T* __restrict__ seg) {
+    static_assert(!VECTOR, "load_scalar is the scalar path's");
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
-      if constexpr (VECTOR) {
-        raw[k] = valid(k, 0) ? load_16B_aligned(seg + col(k, 0)) : Vec16<T>{};
-      } else {
 #pragma unroll
-        for (int e = 0; e < N; ++e) raw[k].v[e] = valid(k, e) ? seg[col(k, e)] : T{};
-      }
+      for (int e = 0; e < N; ++e) x[k * N + e] = valid(k, e) ? to_float(seg[col(k, e)]) : 0.0f;
     }
   }
 
   // The fetched values widened to float32 (exact).
   __device__ __forceinline__ void widen(const Vec16<T> (&raw)[VECS]) {
 #pragma unroll
-    for (int k = 0; k < VECS; ++k) {
-#pragma unroll
-      for (int e = 0; e < N; ++e) x[k * N + e] = to_float(raw[k].v[e]);
-    }
+    for (int k = 0; k < VECS; ++k) widen_vec16(raw[k], x + k * N);
   }
 
   // Rewrites every value in place, x = f(x) (an operator's intermediate, e.g. exp(x - m), kept
@@ -180,19 +205,28 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
   const RowSegment seg = group.template segment<T>(cols);
   RowShare<Group::LANES, VECS, T, VECTOR> share;
   share.lane = group.lane();
-  Vec16<T> raw[BATCH][VECS];
+  auto row_base = [&](int row) {
+    return static_cast<size_t>(row < rows ? row : 0) * static_cast<size_t>(cols) + seg.begin;
+  };
+  Vec16<T> raw[BATCH][VECS];  // vector path only
+  if constexpr (VECTOR) {
 #pragma unroll
-  for (int b = 0; b < BATCH; ++b) {
-    const int row = group.row(b, BATCH);
-    share.n = row < rows ? seg.n : 0;
-    share.fetch(x + static_cast<size_t>(row < rows ? row : 0) * static_cast<size_t>(cols) + seg.begin, raw[b]);
+    for (int b = 0; b < BATCH; ++b) {
+      const int row = group.row(b, BATCH);
+      share.n = row < rows ? seg.n : 0;
+      share.fetch(x + row_base(row), raw[b]);
+    }
   }
 #pragma unroll
   for (int b = 0; b < BATCH; ++b) {
     const int row = group.row(b, BATCH);
     const bool has_row = row < rows;
     share.n = has_row ? seg.n : 0;
-    share.widen(raw[b]);
+    if constexpr (VECTOR) {
+      share.widen(raw[b]);
+    } else {
+      share.load_scalar(x + row_base(row));
+    }
     const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all;
                                                           // it may rewrite the share in place
     if (has_row) {

@@ -33,20 +33,28 @@ __device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* 
   const int iters = ceil_div(rows, stride);
   int row = group.row();
   auto row_base = [&](int r) { return static_cast<size_t>(r < rows ? r : 0) * static_cast<size_t>(cols) + seg.begin; };
-  Vec16<T> next[VECS];
-  share.n = row < rows ? seg.n : 0;
-  share.fetch(x + row_base(row), next);
+  Vec16<T> next[VECS];  // vector path only: the scalar path loads each row at its turn
+  if constexpr (VECTOR) {
+    share.n = row < rows ? seg.n : 0;
+    share.fetch(x + row_base(row), next);
+  }
   for (int it = 0; it < iters; ++it, row += stride) {
     Vec16<T> raw[VECS];
+    if constexpr (VECTOR) {
 #pragma unroll
-    for (int k = 0; k < VECS; ++k) raw[k] = next[k];
-    if (it + 1 < iters) {
-      share.n = row + stride < rows ? seg.n : 0;
-      share.fetch(x + row_base(row + stride), next);
+      for (int k = 0; k < VECS; ++k) raw[k] = next[k];
+      if (it + 1 < iters) {
+        share.n = row + stride < rows ? seg.n : 0;
+        share.fetch(x + row_base(row + stride), next);
+      }
     }
     const bool has_row = row < rows;
     share.n = has_row ? seg.n : 0;
-    share.widen(raw);
+    if constexpr (VECTOR) {
+      share.widen(raw);
+    } else {
+      share.load_scalar(x + row_base(row));
+    }
     const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all
     if (has_row) {
       share.template store<Op::kParams>(y + row_base(row), p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1,
