@@ -15,7 +15,7 @@
 //               gridDim.x == ceil_div(rows, BATCH * BLOCK / G); x and y do not overlap.
 #include <epl/row/ops.cuh>
 
-template <int G, int ITEMS, int BATCH, typename T>
+template <int G, int ITEMS, int BATCH, typename T, epl::RowPath PATH>
 __global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_min_blocks(epl::row_block_threads(G)))
 layernorm_two_pass_registers(const T* __restrict__ x,  // rows x cols, row-major
                  const T* __restrict__ weight,  // cols
@@ -23,5 +23,5 @@ layernorm_two_pass_registers(const T* __restrict__ x,  // rows x cols, row-major
                  T* __restrict__ y,        // rows x cols
                  int rows, int cols, float eps) {
   using Group = epl::RowLanes<epl::row_block_threads(G), G>;
-  epl::rows_in_registers<Group, ITEMS, T, BATCH>(epl::LayerNormRow<epl::LayerNormTwoPass>{eps}, x, weight, bias, y, rows, cols);
+  epl::rows_in_registers<Group, ITEMS, T, BATCH, PATH>(epl::LayerNormRow<epl::LayerNormTwoPass>{eps}, x, weight, bias, y, rows, cols);
 }

@@ -16,11 +16,11 @@
 //               gridDim.x == ceil_div(rows, BATCH * BLOCK / G); x and y do not overlap.
 #include <epl/row/ops_two_reductions.cuh>
 
-template <int G, int ITEMS, int BATCH, typename T>
+template <int G, int ITEMS, int BATCH, typename T, epl::RowPath PATH>
 __global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_min_blocks(epl::row_block_threads(G)))
 log_softmax_two_reduction_registers(const T* __restrict__ x,  // rows x cols, row-major
                  T* __restrict__ y,        // rows x cols
                  int rows, int cols) {
   using Group = epl::RowLanes<epl::row_block_threads(G), G>;
-  epl::rows_in_registers<Group, ITEMS, T, BATCH>(epl::LogSoftmaxRowTwoReductions{}, x, nullptr, nullptr, y, rows, cols);
+  epl::rows_in_registers<Group, ITEMS, T, BATCH, PATH>(epl::LogSoftmaxRowTwoReductions{}, x, nullptr, nullptr, y, rows, cols);
 }

@@ -248,12 +248,23 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
 // most Group::LANES * ITEMS elements; longer rows are not this body's (the launch plan's domain
 // keeps them away); rows < 2^31, cols < 2^31.
 // BATCH: rows per group (1 for RowCluster): ceil_div(rows, BATCH * Group::ROWS_PER_BLOCK) blocks.
-template <typename Group, int ITEMS, typename T, int BATCH = 1, typename Op>
+// Which load paths a kernel compiles. kAnyPath tests the arrays at run time and compiles both, so
+// the kernel gets the hungrier path's register count (the scalar one: 76-96 registers at 32 items
+// where the vector path alone needs 54-58). kVectorPath and kScalarPath compile one each, for a
+// launch plan that names an entry per alignment (launch.steps[].unaligned_entry): the vector entry
+// may assume row_arrays_vector_aligned.
+enum RowPath { kAnyPath, kVectorPath, kScalarPath };
+
+template <typename Group, int ITEMS, typename T, int BATCH = 1, RowPath PATH = kAnyPath, typename Op>
 __device__ __forceinline__ void rows_in_registers(Op op, const T* __restrict__ x, const T* __restrict__ p0,
                                                   const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
   __shared__ typename Group::TempStorage temp;
   Group group(temp);
-  if (row_arrays_vector_aligned(x, y, p0, p1, cols)) {
+  if constexpr (PATH == kVectorPath) {
+    rows_in_registers_on<true, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+  } else if constexpr (PATH == kScalarPath) {
+    rows_in_registers_on<false, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+  } else if (row_arrays_vector_aligned(x, y, p0, p1, cols)) {
     rows_in_registers_on<true, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
   } else {
     rows_in_registers_on<false, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
