@@ -13,26 +13,11 @@
 // NaN; a -inf element gives exactly 0. Inputs must not hold +inf or NaN.
 #pragma once
 
-#include "../thread/store.cuh"
 #include "ops.cuh"  // softmax_inv_l
+#include "rewrite.cuh"
 #include "softmax_state.cuh"
 
 namespace epl {
-
-// One output element: exp(x - shift) / l, as T (round to nearest even).
-template <typename T>
-__device__ __forceinline__ T softmax_normalize(float x, float shift, float inv_l) {
-  return from_float<T>(__expf(x - shift) * inv_l);
-}
-
-// A vector of N outputs from a vector of inputs.
-template <typename T>
-__device__ __forceinline__ Vec16<T> softmax_normalize_vec(const Vec16<T>& v, float shift, float inv_l) {
-  Vec16<T> o;
-#pragma unroll
-  for (int k = 0; k < Vec16<T>::N; ++k) o.v[k] = softmax_normalize<T>(to_float(v.v[k]), shift, inv_l);
-  return o;
-}
 
 // Both x and y can take 16-byte vectors: 16-byte aligned bases and cols a multiple of 16 / sizeof(T).
 template <typename T>
@@ -40,28 +25,15 @@ __device__ __forceinline__ bool rows_are_vector_aligned(const T* x, const T* y, 
   return rows_are_vector_aligned(x, cols) && (reinterpret_cast<size_t>(y) & 15) == 0;
 }
 
-// The normalize pass over a row segment that is NOT held in registers: LANES threads share
-// seg[0, n); thread `lane` rereads every LANES-th 16-byte vector (UNROLL loads in flight, as the
-// fold's loop: the same vectors the fold read, so from L2 while the row stayed there) and writes
-// its outputs; scalar path element by element. Cost: one more read and one write of the segment.
+// The normalize pass over a row segment that is NOT held in registers: rewrite_row_segment rereads
+// the vectors the fold read (from L2 while the row stayed there) and writes exp(x - shift) / l as
+// T. Cost: one more read and one write of the segment.
 template <int LANES, int UNROLL, typename T>
 __device__ __forceinline__ void write_row_softmax(const T* __restrict__ seg, T* __restrict__ out, int n, int lane,
                                                   bool vector_path, float shift, float inv_l) {
-  if (vector_path) {
-    constexpr int N = Vec16<T>::N;
-    const int nv = n / N;
-    int i = lane;
-    for (; i + (UNROLL - 1) * LANES < nv; i += UNROLL * LANES) {  // full rounds
-      Vec16<T> v[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u) v[u] = load_16B_aligned(seg + (i + u * LANES) * N);
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u) store_16B_aligned(out + (i + u * LANES) * N, softmax_normalize_vec(v[u], shift, inv_l));
-    }
-    for (; i < nv; i += LANES) store_16B_aligned(out + i * N, softmax_normalize_vec(load_16B_aligned(seg + i * N), shift, inv_l));
-    return;
-  }
-  for (int j = lane; j < n; j += LANES) out[j] = softmax_normalize<T>(to_float(seg[j]), shift, inv_l);
+  rewrite_row_segment<LANES, UNROLL, 0>(seg, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), out, n,
+                                        lane, vector_path,
+                                        [shift, inv_l](float x, float, float) { return __expf(x - shift) * inv_l; });
 }
 
 // Body of a kernel with one row per block, any length: thread t folds every BLOCK-th vector online

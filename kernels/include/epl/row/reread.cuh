@@ -1,0 +1,104 @@
+// epl/row/reread.cuh — row-in, row-out operators that stream their row twice instead of holding it:
+// one read folds the row's statistics, an all-reduce over the row's threads gives its constants,
+// and a second read (from L2 while the rows in flight fit there) writes the output.
+//
+// Records: catalog/realizations/{rmsnorm/reread,layernorm/welford-reread,log-softmax/online-reread}.yaml
+//
+// Why it exists beside epl/row/resident.cuh: a register-resident long row needs a register per
+// element (64 KiB for 16 Ki float32), which caps a block of G threads at one or two per SM, and each
+// row's loads, all-reduce and stores run in sequence. Streamed, a thread holds only UNROLL vectors
+// and a small state, so the SM keeps its full 2048 threads of rows in flight and their phases
+// overlap; the price is the reread, which stays in L2 while 2048 / G rows per SM of `cols`
+// elements fit (16 Ki float32 at G = 1024: 2 rows, 17 MiB over 132 SMs, inside the 60 MiB L2).
+//
+// Each statistics policy folds the row once with visit_row_segment (visit.cuh) and returns the Row
+// of its epl/row/ops.cuh operator, whose apply writes every element in rewrite_row_segment
+// (rewrite.cuh): the per-element expression is the register realizations', unchanged.
+//   RmsNormStreamed        sum x^2 (the squared-deviation visitor about 0: x - 0 is exact).
+//   LogSoftmaxStreamed     the online (m, l) fold of online-max-accumulation.
+//   LayerNormWelford       Welford/Chan of x - x[0] (mergeable-statistics/welford-chan with its
+//                          shift: exact centring on the row's first element, then (count, mean, M2)).
+#pragma once
+
+#include "group.cuh"
+#include "moments.cuh"
+#include "ops.cuh"
+#include "rewrite.cuh"
+#include "softmax_state.cuh"
+
+namespace epl {
+
+// Blocks per SM a streamed mapping asks ptxas to fit (__launch_bounds__' second argument) for
+// SM_THREADS threads per SM: 2048 (every thread an SM holds on sm_80 and sm_90) caps a thread at 32
+// registers, 1024 at 64. Rows in flight hide the latency, and the compiler's own unrolling of the
+// fold loop (more loads in flight per thread) competes with them for the same registers: which wins
+// is measured, not assumed.
+__host__ __device__ constexpr int row_reread_min_blocks(int sm_threads, int block) {
+  return sm_threads > block ? sm_threads / block : 1;
+}
+
+struct RmsNormStreamed {
+  using Op = RmsNormRow;
+  Op op;
+  template <int LANES, int UNROLL, typename T, typename Group>
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
+                                           Group& group, int cols) const {
+    RowSquaredDeviationVisitor<UNROLL, T> squares(0.0f);
+    visit_row_segment<LANES, UNROLL>(seg, n, lane, vector_path, squares);
+    return Op::Row{rsqrtf(per_element(group.all_reduce(squares.acc, Sum{}), cols) + op.eps)};
+  }
+};
+
+struct LogSoftmaxStreamed {
+  using Op = LogSoftmaxRow;
+  Op op;
+  template <int LANES, int UNROLL, typename T, typename Group>
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
+                                           Group& group, int) const {
+    const SoftmaxState s =
+        group.all_reduce(fold_row_softmax_state<LANES, UNROLL>(seg, n, lane, vector_path), MergeSoftmaxState{});
+    return Op::Row{softmax_shift(s.m), s.l > 0.0f ? logf(s.l) : 0.0f};
+  }
+};
+
+struct LayerNormWelford {
+  using Op = LayerNormRow<LayerNormChan>;
+  Op op;
+  template <int LANES, int UNROLL, typename T, typename Group>
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
+                                           Group& group, int) const {
+    const float pivot = to_float(seg[0]);  // the row's first element (every thread's seg is a row, cols >= 1)
+    RowWelfordVisitor<UNROLL, T> w(pivot);
+    visit_row_segment<LANES, UNROLL>(seg, n, lane, vector_path, w);
+    const WelfordState s = group.all_reduce(w.state, ChanMerge{});
+    return Op::Row{s.mean + pivot, rsqrtf(div_by_count(s.m2, s.count) + op.eps)};
+  }
+};
+
+// The body: Group::LANES threads per row (RowLanes<BLOCK, G>), one row per group, any length.
+// Stats: a policy above. x, y: rows x cols, row-major; p0, p1: cols each (or null), as the Op reads
+// them. Launch: blockDim.x == BLOCK, gridDim.x == ceil_div(rows, Group::ROWS_PER_BLOCK); cols >= 1.
+// Cost per element: two loads (the second mostly from L2) and one store; per row one all-reduce.
+// PATH as for rows_in_registers (resident.cuh): kVectorPath may assume row_arrays_vector_aligned and
+// compiles the 16-byte path alone, kScalarPath the element path alone, kAnyPath both (tested at run time).
+template <typename Group, int UNROLL, RowPath PATH, typename T, typename Stats>
+__device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
+                                            const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
+  __shared__ typename Group::TempStorage temp;
+  Group group(temp);
+  const int row = group.row();
+  const bool has_row = row < rows;
+  const int lane = group.lane();
+  const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
+  const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols);
+  // Groups past the last row fold nothing but still take part in the all-reduce.
+  const auto constants = stats.template stats<Group::LANES, UNROLL>(x + base, has_row ? cols : 0, lane,
+                                                                    vector_path, group, cols);
+  if (!has_row) return;
+  const auto op = stats.op;
+  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams>(
+      x + base, p0, p1, y + base, cols, lane, vector_path,
+      [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
+}
+
+}  // namespace epl

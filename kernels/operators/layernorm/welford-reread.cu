@@ -1,0 +1,30 @@
+// Record:       layernorm/welford-reread (catalog/realizations/layernorm/welford-reread.yaml)
+// Contract:     row-layernorm — y[r, j] = (x[r, j] - mean[r]) * rsqrt(var[r] + eps) * weight[j] + bias[j]
+//               in T, population variance.
+// Phases:       G consecutive threads per row (BLOCK = max(G, 256) threads, BLOCK / G rows per block):
+//               1. every thread folds every G-th 16-byte vector of its row into a Welford state of
+//                  x - x[r, 0] (each full round of UNROLL vectors an in-register two-pass, merged by
+//                  Chan's rule), UNROLL loads in flight (element loads if an array is unaligned);
+//               2. the (count, mean, M2) states all-reduced over the G threads by Chan's merge (G <= 32:
+//                  shuffles; G > 32: warp butterflies, shared slots, one __syncthreads);
+//               3. the same threads reread the same vectors (from L2 while the row stayed there)
+//                  and store (x - mean) * rstd * weight + bias, 16 bytes per store.
+// Traffic:      reads sizeof(T) bytes per element twice (the second mostly from L2), writes them once;
+//               weight and bias once per row from L1/L2.
+// Shared mem:   G > 32: 16 * BLOCK / 32 bytes static; none otherwise.
+// Determinism:  bitwise (fixed fold and merge order for fixed G, UNROLL and load path; no atomics).
+// Registers:    __launch_bounds__ for SM_THREADS threads per SM (1024: up to 64 a thread; 2048: 32).
+// Constraints:  G a power of two <= 1024; cols >= 1; gridDim.x == ceil_div(rows, BLOCK / G);
+//               x and y do not overlap.
+#include <epl/row/reread.cuh>
+
+template <int G, int UNROLL, int SM_THREADS, typename T, epl::RowPath PATH>
+__global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_reread_min_blocks(SM_THREADS, epl::row_block_threads(G)))
+layernorm_welford_reread(const T* __restrict__ x,       // rows x cols, row-major
+                         const T* __restrict__ weight,  // cols
+                         const T* __restrict__ bias,    // cols
+                         T* __restrict__ y,             // rows x cols
+                         int rows, int cols, float eps) {
+  using Group = epl::RowLanes<epl::row_block_threads(G), G>;
+  epl::rows_reread<Group, UNROLL, PATH>(epl::LayerNormWelford{{eps}}, x, weight, bias, y, rows, cols);
+}
