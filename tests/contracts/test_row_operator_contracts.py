@@ -182,12 +182,13 @@ def test_peers_their_problem_key_and_tolerances(case: Case) -> None:
 
 def rows_per_block(params: dict) -> Fraction:
     """The row operators' mappings, by their parameters: a cluster per row (``cluster`` blocks),
-    ``batch * (max(group, 256) // group)`` rows per block of ``group``-thread groups owning
-    ``batch`` rows each, else a block per row."""
+    ``batch * (max(group, min_block) // group)`` rows per block of ``group``-thread groups owning
+    ``batch`` rows each (``min_block`` 256 unless a parameter), else a block per row."""
     if "cluster" in params:
         return Fraction(1, params["cluster"])
     if "group" in params:
-        return Fraction(params.get("batch", 1) * (max(params["group"], 256) // params["group"]))
+        block = max(params["group"], params.get("min_block", 256))
+        return Fraction(params.get("batch", 1) * (block // params["group"]))
     return Fraction(1)
 
 

@@ -1,6 +1,6 @@
 // Record:       softmax/two-reduction-registers (catalog/realizations/softmax/two-reduction-registers.yaml)
 // Contract:     row-softmax — y[r, j] = exp(x[r, j] - m[r]) / l[r] in T; an all -inf row gives zeros.
-// Phases:       G consecutive threads per row, BATCH rows per group (BLOCK = max(G, 256) threads,
+// Phases:       G consecutive threads per row, BATCH rows per group (BLOCK = max(G, MIN_BLOCK) threads,
 //               BATCH * BLOCK / G rows per block):
 //               1. every thread loads its ITEMS elements of each of its BATCH rows as 16-byte vectors (lane, lane + G, ...; all
 //                  loads in flight at once; element loads if the arrays are not 16-byte aligned);
@@ -16,11 +16,11 @@
 //               gridDim.x == ceil_div(rows, BATCH * BLOCK / G); x and y do not overlap.
 #include <epl/row/ops_two_reductions.cuh>
 
-template <int G, int ITEMS, int BATCH, typename T, epl::RowPath PATH>
-__global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_min_blocks(epl::row_block_threads(G)))
+template <int G, int ITEMS, int BATCH, int MIN_BLOCK, typename T, epl::RowPath PATH>
+__global__ void __launch_bounds__(epl::row_block_threads(G, MIN_BLOCK), epl::row_min_blocks(epl::row_block_threads(G, MIN_BLOCK)))
 softmax_two_reduction_registers(const T* __restrict__ x,  // rows x cols, row-major
                  T* __restrict__ y,        // rows x cols
                  int rows, int cols) {
-  using Group = epl::RowLanes<epl::row_block_threads(G), G>;
+  using Group = epl::RowLanes<epl::row_block_threads(G, MIN_BLOCK), G>;
   epl::rows_in_registers<Group, ITEMS, T, BATCH, PATH>(epl::SoftmaxRowTwoReductions{}, x, nullptr, nullptr, y, rows, cols);
 }

@@ -23,6 +23,7 @@
 #include "../thread/store.cuh"
 #include "../util.cuh"
 #include "group.cuh"
+#include "rewrite.cuh"
 
 namespace epl {
 
@@ -158,16 +159,7 @@ struct RowShare {
       if constexpr (VECTOR) {
         if (!valid(k, 0)) continue;
         const int c0 = col(k, 0);
-        Vec16<T> a, b, o;
-        if constexpr (P >= 1) a = load_16B_aligned(p0 + c0);
-        if constexpr (P >= 2) b = load_16B_aligned(p1 + c0);
-#pragma unroll
-        for (int e = 0; e < N; ++e) {
-          const float pa = P >= 1 ? to_float(a.v[e]) : 0.0f;
-          const float pb = P >= 2 ? to_float(b.v[e]) : 0.0f;
-          o.v[e] = from_float<T>(f(x[k * N + e], pa, pb));
-        }
-        store_16B_aligned(out + c0, o);
+        store_16B_aligned(out + c0, apply_vec16<P>(x + k * N, p0, p1, c0, f));
       } else {
 #pragma unroll
         for (int e = 0; e < N; ++e) {
@@ -236,6 +228,12 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
     }
   }
 }
+
+// Threads per block of a register-resident RowLanes mapping: G, or MIN_BLOCK when a row takes fewer
+// (whole rows per block). 256 keeps 8 to 32 short rows per block; 64 lets an SM refill two warps at
+// a time instead of waiting for the slowest of eight, at the price of more blocks (a launch
+// parameter: explorations/20261129-row-block-grain measured 0.8-3.1% at 256 and 1 Ki columns).
+__host__ __device__ constexpr int row_block_threads(int g, int min_block) { return g > min_block ? g : min_block; }
 
 // The body of a row-in, row-out operator kernel with the row held in registers.
 // Group: RowLanes<BLOCK, G> or RowCluster<CLUSTER, BLOCK> (epl/row/group.cuh).

@@ -18,10 +18,12 @@
 
 namespace epl {
 
-// out[c0 + e] = f(v[e], p0[c0 + e], p1[c0 + e]) for one vector of the segment.
+// The output vector at column c0 from N float32 values x[0, N) (a vector's elements, already
+// widened): out[e] = round_to_T(f(x[e], p0[c0 + e], p1[c0 + e])), parameters read as 16-byte vectors.
+// Shared by this pass and by the register-resident rows (resident.cuh, RowShare::store).
 template <int P, typename T, typename F>
-__device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __restrict__ p0,
-                                                  const T* __restrict__ p1, int c0, F f) {
+__device__ __forceinline__ Vec16<T> apply_vec16(const float* x, const T* __restrict__ p0, const T* __restrict__ p1,
+                                                int c0, F f) {
   constexpr int N = Vec16<T>::N;
   Vec16<T> a, b, o;
   if constexpr (P >= 1) a = load_16B_aligned(p0 + c0);
@@ -30,9 +32,19 @@ __device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __
   for (int e = 0; e < N; ++e) {
     const float pa = P >= 1 ? to_float(a.v[e]) : 0.0f;
     const float pb = P >= 2 ? to_float(b.v[e]) : 0.0f;
-    o.v[e] = from_float<T>(f(to_float(v.v[e]), pa, pb));
+    o.v[e] = from_float<T>(f(x[e], pa, pb));
   }
   return o;
+}
+
+// The same for one vector of the segment as loaded.
+template <int P, typename T, typename F>
+__device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __restrict__ p0,
+                                                  const T* __restrict__ p1, int c0, F f) {
+  float x[Vec16<T>::N];
+#pragma unroll
+  for (int e = 0; e < Vec16<T>::N; ++e) x[e] = to_float(v.v[e]);
+  return apply_vec16<P>(x, p0, p1, c0, f);
 }
 
 // vector_path: seg, out, p0 and p1 16-byte aligned and n a whole number of vectors. Cost per
