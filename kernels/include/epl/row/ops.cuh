@@ -72,7 +72,10 @@ struct LogSoftmaxRow {
   };
   template <typename Share, typename Group>
   __device__ __forceinline__ Row stats(const Share& share, Group& group, int) const {
-    const SoftmaxState s = group.all_reduce(softmax_state_of(share), MergeSoftmaxState{});
+    return of_state(group.all_reduce(softmax_state_of(share), MergeSoftmaxState{}));
+  }
+  // The row's constants from its merged (m, l), however it was folded (registers or a stream).
+  __device__ __forceinline__ static Row of_state(const SoftmaxState& s) {
     return Row{softmax_shift(s.m), s.l > 0.0f ? logf(s.l) : 0.0f};
   }
   __device__ __forceinline__ float apply(float x, const Row& r, float, float) const {
@@ -89,7 +92,10 @@ struct RmsNormRow {
   };
   template <typename Share, typename Group>
   __device__ __forceinline__ Row stats(const Share& share, Group& group, int cols) const {
-    const float ss = group.all_reduce(share_sum(share, [](float v) { return v * v; }), Sum{});
+    return of_sum_squares(group.all_reduce(share_sum(share, [](float v) { return v * v; }), Sum{}), cols);
+  }
+  // The row's constant from its all-reduced sum of squares, however it was folded.
+  __device__ __forceinline__ Row of_sum_squares(float ss, int cols) const {
     return Row{rsqrtf(per_element(ss, cols) + eps)};
   }
   __device__ __forceinline__ float apply(float x, const Row& r, float w, float) const { return x * r.rstd * w; }
@@ -158,8 +164,10 @@ struct LayerNormRow {
   template <typename Share, typename Group>
   __device__ __forceinline__ Row stats(const Share& share, Group& group, int cols) const {
     const float2 mv = Stats{}.moments(share, group, cols);
-    return Row{mv.x, rsqrtf(mv.y + eps)};
+    return of_moments(mv.x, mv.y);
   }
+  // The row's constants from its mean and population variance, however they were folded.
+  __device__ __forceinline__ Row of_moments(float mean, float var) const { return Row{mean, rsqrtf(var + eps)}; }
   __device__ __forceinline__ float apply(float x, const Row& r, float w, float b) const {
     return fmaf((x - r.mean) * r.rstd, w, b);
   }

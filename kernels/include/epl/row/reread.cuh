@@ -45,7 +45,7 @@ struct RmsNormStreamed {
                                            Group& group, int cols) const {
     RowSquaredDeviationVisitor<UNROLL, T> squares(0.0f);
     visit_row_segment<LANES, UNROLL>(seg, n, lane, vector_path, squares);
-    return Op::Row{rsqrtf(per_element(group.all_reduce(squares.acc, Sum{}), cols) + op.eps)};
+    return op.of_sum_squares(group.all_reduce(squares.acc, Sum{}), cols);
   }
 };
 
@@ -55,9 +55,8 @@ struct LogSoftmaxStreamed {
   template <int LANES, int UNROLL, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                            Group& group, int) const {
-    const SoftmaxState s =
-        group.all_reduce(fold_row_softmax_state<LANES, UNROLL>(seg, n, lane, vector_path), MergeSoftmaxState{});
-    return Op::Row{softmax_shift(s.m), s.l > 0.0f ? logf(s.l) : 0.0f};
+    return Op::of_state(
+        group.all_reduce(fold_row_softmax_state<LANES, UNROLL>(seg, n, lane, vector_path), MergeSoftmaxState{}));
   }
 };
 
@@ -71,7 +70,7 @@ struct LayerNormWelford {
     RowWelfordVisitor<UNROLL, T> w(pivot);
     visit_row_segment<LANES, UNROLL>(seg, n, lane, vector_path, w);
     const WelfordState s = group.all_reduce(w.state, ChanMerge{});
-    return Op::Row{s.mean + pivot, rsqrtf(div_by_count(s.m2, s.count) + op.eps)};
+    return op.of_moments(s.mean + pivot, div_by_count(s.m2, s.count));
   }
 };
 
