@@ -127,6 +127,14 @@ def _no_gpu(out: IO[str]) -> bool:
     return True
 
 
+def _prebuild(catalog: "Catalog", selected: Sequence[str], err: IO[str]) -> None:
+    from epldb.runner import prebuild
+
+    if len(selected) > 1:
+        print(f"compiling {len(selected)} realizations side by side...", file=err, flush=True)
+        prebuild(catalog, selected)
+
+
 def verify_command(
     catalog: "Catalog",
     ids: Sequence[str] = (),
@@ -156,6 +164,7 @@ def verify_command(
     if writer is None:
         return EXIT_USAGE
 
+    _prebuild(catalog, selected, err)
     plans: list[tuple[str, list[dict[str, Any]], list[dict[str, int]] | None]] = []
     total = 0
     for rid in selected:
@@ -260,6 +269,7 @@ def bench_command(
     writer = _open_writer(catalog, "bench", out_dir, resume, "bench " + ("--quick " if quick else "") + " ".join(ids), err)
     if writer is None:
         return EXIT_USAGE
+    _prebuild(catalog, selected, err)
     items = [BenchItem(rid, _filter_points(catalog.realizations[rid].points(), where)) for rid in selected]
     t0 = time.monotonic()
     try:

@@ -38,7 +38,7 @@ def test_device_slug() -> None:
 def test_resolve_point_picks_the_first_point_whose_domain_serves_the_shape() -> None:
     r = CATALOG.realizations["softmax/online-registers"]
     default = resolve_point(r, {}, "float32")
-    assert default == {"group": 8, "items": 8, "batch": 1, "dtype": "float32"}  # 64 columns at most
+    assert default == {"group": 8, "items": 8, "batch": 1, "min_block": 64, "dtype": "float32"}  # 64 columns at most
     p = resolve_point(r, {}, "float32", {"rows": 7, "cols": 4097})
     assert outside_domain(r, plan_env({"rows": 7, "cols": 4097}, p)) is None and p["dtype"] == "float32"
     assert p["group"] * p["items"] >= 4097
@@ -96,6 +96,25 @@ def test_a_step_falls_back_to_its_unaligned_entry_when_an_array_is_misaligned() 
     # Without an unaligned entry the step's own entry runs whatever the addresses.
     Launcher(None, {}, {}, plan, [entry("rows")]).launch({"x": _DeviceArray(2), "y": _DeviceArray(2)}, scratch={})  # type: ignore[arg-type]
     assert launched[-1] == "rows"
+
+
+def test_prebuild_compiles_each_selected_realization_once_for_the_device_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify and bench build every selected realization side by side before their sequential loop."""
+    import epldb.runner
+    import epldb.validate_deep
+
+    built: list[tuple[str, str]] = []
+    monkeypatch.setattr(epldb.runner, "device_info", lambda: DeviceInfo(0, "NVIDIA H200", (9, 0), 132, 60 << 20, 141 << 30, 227 << 10))
+    monkeypatch.setattr(epldb.validate_deep, "compile_all", lambda root, jobs: built.extend((r.id, t) for r, t in jobs))
+    ids = ["softmax/online-registers", "block-reduce/warp-shuffle", "softmax/online-registers", "no/such-realization"]
+    epldb.runner.prebuild(CATALOG, ids)
+    expected = [(rid, choose_target(CATALOG.realizations[rid].targets, (9, 0))) for rid in ids[:2]]
+    assert built == expected and all(t is not None for _, t in built)
+    # a device no declared target runs on builds nothing (load_realization says why, per row)
+    built.clear()
+    monkeypatch.setattr(epldb.runner, "device_info", lambda: DeviceInfo(0, "old", (7, 0), 80, 6 << 20, 16 << 30, 96 << 10))
+    epldb.runner.prebuild(CATALOG, ids)
+    assert built == []
 
 
 def _run_cases() -> list[tuple[str, str, str | None]]:
