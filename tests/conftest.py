@@ -1,5 +1,7 @@
 """Shared test set-up: the tests/ folder on the import path (for the examples collector), and GPU
-tests skipped cleanly where no CUDA device can be used."""
+tests skipped cleanly where no CUDA device can be used. Where one can, the GPU tests' kernels are
+compiled side by side before the first of them runs (they would otherwise compile one realization
+after another, a minute each for the larger parameter spaces)."""
 
 from __future__ import annotations
 
@@ -29,3 +31,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _gpu_kernels_prebuilt(request: pytest.FixtureRequest) -> None:
+    if not gpu_available() or not any("gpu" in item.keywords for item in request.session.items):
+        return
+    import epldb
+    from epldb.runner import prebuild
+
+    catalog = epldb.load(lint=False)
+    prebuild(catalog, list(catalog.realizations))
