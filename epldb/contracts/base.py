@@ -87,6 +87,32 @@ def wide_range_values(rng: Any, count: int, xp: Any = np, octaves: int = 8) -> A
     return sign * magnitude
 
 
+#: Magnitudes of the large member of a pair: log-uniform in [2^-OCTAVES, 2^OCTAVES).
+OCTAVES = 8
+#: The small member's ratio u to the large one: log-uniform in [2^U_LOW, 2^U_HIGH).
+U_LOW, U_HIGH = -8, -1
+
+
+def paired_values(rng: Any, n: int, xp: Any = np) -> Any:
+    """``n`` float64 values of both signs whose sum is at least a third of their absolute sum.
+
+    See epldb/contracts/device_reduce.py's docstring: pairs ``(s*a, -s*a*u)`` in random order, ``u`` in [2^-8, 2^-1),
+    one sign ``s`` per call, an odd ``n`` ending with ``s*a``. Never zero.
+    """
+    pairs = (n + 1) // 2
+    a = xp.exp2(uniform01(rng, pairs) * (2 * OCTAVES) - OCTAVES)
+    u = xp.exp2(uniform01(rng, pairs) * (U_HIGH - U_LOW) + U_LOW)
+    swap = uniform01(rng, pairs) < 0.5
+    s = 1.0 if float(uniform01(rng, 1)[0]) < 0.5 else -1.0
+    big, small = s * a, -s * a * u
+    out = xp.empty(2 * pairs, dtype=xp.float64)
+    out[0::2] = xp.where(swap, small, big)
+    out[1::2] = xp.where(swap, big, small)
+    if n % 2:
+        out[n - 1] = big[-1]  # the unpaired last element is a large one, so the bound holds
+    return out[:n]
+
+
 def make_rng(xp: Any, seed: int) -> Any:
     """A random generator for ``xp``: NumPy's default Generator, or CuPy's RandomState."""
     if xp is np:

@@ -30,6 +30,21 @@ def test_inputs_are_fresh_never_zero_and_wide(dtype: str) -> None:
     assert not np.array_equal(a, b)  # a new seed gives new data
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize(("n", "block", "items"), [(4097, 512, 8), (1_000_003, 32, 1), (31, 256, 4), (50_017, 64, 2)])
+def test_no_tile_cancels_below_a_third_of_its_absolute_sum(dtype: str, n: int, block: int, items: int) -> None:
+    """A tile's float32 rounding error is a fraction of its sum|x|: the tolerance, relative to |ref|,
+    means something only while |ref| cannot be tiny against sum|x| (the H200 once failed a correct
+    smem-atomics sum at bf16 n = 4097 on an unlucky draw of independent signs)."""
+    for seed in range(20):
+        x = to_float64(C.make_inputs({"n": n}, dtype, point(dtype, block=block, items=items), make_rng(np, seed))["x"], dtype)
+        tile = block * items
+        padded = np.zeros(-(-n // tile) * tile)
+        padded[:n] = x
+        tiles = padded.reshape(-1, tile)
+        assert np.all(np.abs(tiles.sum(axis=1)) >= np.abs(tiles).sum(axis=1) / 3 * (1 - 2.0**-7))
+
+
 def test_bfloat16_rounds_to_nearest_even_and_widens_exactly() -> None:
     # 1 + 2^-8 is halfway between bf16 1.0 and 1 + 2^-7: ties go to the even mantissa (1.0);
     # 1 + 3*2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: ties go to 1 + 2^-6.
