@@ -139,7 +139,16 @@ def new_run_id(kind: str, now: datetime | None = None) -> str:
 
 
 def git_commit(root: Path) -> tuple[str, bool | None]:
-    """HEAD's commit and whether the tree is dirty; else $EPL_GIT_COMMIT; else "unknown"."""
+    """The commit the run's tree is: $EPL_GIT_COMMIT when set (with $EPL_GIT_DIRTY, "1" or "0", if
+    given), else HEAD's commit and whether kernels/, epldb/ or catalog/ differ from it, else "unknown".
+
+    The variable wins because a lent GPU machine runs a copy of the working tree over git metadata
+    of its own (the lending tool's snapshot, from when the session began): there HEAD names an
+    older commit and every later change reads as dirty."""
+    given = os.environ.get("EPL_GIT_COMMIT", "").strip()
+    if given:
+        flag = os.environ.get("EPL_GIT_DIRTY", "").strip()
+        return given, {"1": True, "0": False}.get(flag)
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=20)
         if head.returncode == 0 and head.stdout.strip():
@@ -149,7 +158,7 @@ def git_commit(root: Path) -> tuple[str, bool | None]:
             return head.stdout.strip(), dirty
     except (OSError, subprocess.SubprocessError):
         pass
-    return os.environ.get("EPL_GIT_COMMIT", "unknown"), None
+    return "unknown", None
 
 
 _SMI_FIELDS = ["driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem", "power.limit",

@@ -3,7 +3,11 @@
 # evidence back through $OUT. The GPU image lacks jsonschema and its dependencies: they travel as
 # wheels in .whl/ (see /work/.library/device/README.md for the pip download line).
 #
-#   bash tools/gpu-run.sh verify block-reduce -- bench block-reduce --quick -- pytest -m gpu
+#   EPL_GIT_COMMIT=<sha> EPL_GIT_DIRTY=<0|1> bash tools/gpu-run.sh verify block-reduce -- bench block-reduce --quick -- pytest -m gpu
+#
+# Pass the local tree's commit (`git rev-parse HEAD`) and whether kernels/, epldb/ or catalog/ differ
+# from it, written into the command: the copy there sits on git metadata of the lending tool's
+# (HEAD from when the session began), so git on that machine names the wrong commit.
 #
 # Each '--'-separated group is one step: 'verify ARGS', 'bench ARGS' or 'pytest ARGS'. Steps run in
 # order; a failing step does not stop the next. verify and bench write their evidence straight
@@ -13,7 +17,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   || { echo "wheel install failed"; exit 1; }
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1 EPL_GIT_COMMIT="${EPL_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1 EPL_GIT_COMMIT="${EPL_GIT_COMMIT:-unknown}"
+[ "$EPL_GIT_COMMIT" = unknown ] && echo "EPL_GIT_COMMIT not given: the evidence will say the commit is unknown"
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 step=(); status=0
 run_step() {

@@ -161,3 +161,18 @@ def test_lint_rule_module_follows_the_rule_protocol(tmp_path: Path) -> None:
     assert evidence_fresh.RULE == "evidence-fresh" and launch_plan.RULE == "launch-plan"
     assert [p.severity for p in evidence_fresh.check(cat)] == ["notice"]
     assert list(launch_plan.check(cat)) == []
+
+
+def test_the_commit_given_wins_over_the_git_metadata_beside_the_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a lent GPU machine git names the lending tool's snapshot; the caller's commit must win."""
+    from epldb.evidence import git_commit
+
+    monkeypatch.delenv("EPL_GIT_COMMIT", raising=False)
+    monkeypatch.delenv("EPL_GIT_DIRTY", raising=False)
+    assert git_commit(tmp_path) == ("unknown", None)  # no repository, nothing given
+    head, _ = git_commit(epldb.load(lint=False).root)
+    assert len(head) == 40
+    monkeypatch.setenv("EPL_GIT_COMMIT", "0123abc")
+    assert git_commit(epldb.load(lint=False).root) == ("0123abc", None)
+    monkeypatch.setenv("EPL_GIT_DIRTY", "0")
+    assert git_commit(tmp_path) == ("0123abc", False)
