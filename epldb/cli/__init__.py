@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from epldb.cli.common import EXIT_USAGE, UsageError
 
 # Each command module exposes ``register(subparsers)``; the parser sets ``func`` per command.
-_COMMAND_MODULES = ["catalog_commands", "compile_commands", "gpu_commands", "site_commands", "new_commands"]
+_COMMAND_MODULES = ["catalog_commands", "compile_commands", "gpu_commands", "compare_commands", "site_commands",
+                    "new_commands"]
 
 
 def build_parser() -> argparse.ArgumentParser:

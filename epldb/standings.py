@@ -1,0 +1,180 @@
+"""Standings: the best realization of each problem against every peer, read from the committed
+evidence, one bench run at a time.
+
+A comparison is only made inside one run: the peers, the clocks and the memory system's mood move
+between runs (the read ceiling of two runs of the same code differed by 1.5%), so a realization's
+rate from one run against a peer's from another says nothing a bar can rest on. For each device,
+contract, problem (the contract's peer parameters: dtype, and op or tile where the contract has
+them) and shape, the newest run that timed both a fresh, passing realization row and a peer row is
+the one compared. The best realization there is the fastest row of any selected realization at any
+point; each peer is set against it. A margin decides nothing while the two timings' p10-p90 ranges
+overlap: the verdict is then ``level``, and ``ahead`` or ``behind`` only when they do not.
+
+    rows = standings(catalog, load_evidence(catalog=catalog), ids=["softmax"])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from epldb.evidence import canonical_json
+
+if TYPE_CHECKING:
+    import pandas
+
+    from epldb.catalog import Catalog
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One timed evidence row: who, at which parameters, how fast."""
+
+    subject: str
+    params: str  # canonical JSON
+    gbps: float
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+
+
+@dataclass(frozen=True)
+class Standing:
+    device: str
+    run: str
+    contract: str
+    dtype: str
+    problem: str  # the contract's peer parameters other than dtype, canonical JSON ('{}' if none)
+    shape: str  # canonical JSON, as in the evidence
+    best: Timed  # the fastest selected realization row of the run at this problem and shape
+    peer: Timed
+    margin: float  # best.gbps / peer.gbps - 1
+    verdict: str  # 'ahead' | 'behind' | 'level' (p10-p90 ranges overlap)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def verdict(best: Timed, peer: Timed) -> str:
+    """'ahead' when best's slowest decile (p90 time) beats the peer's fastest (p10), 'behind' in the
+    mirror case, else 'level'."""
+    if best.p90_ms < peer.p10_ms:
+        return "ahead"
+    if best.p10_ms > peer.p90_ms:
+        return "behind"
+    return "level"
+
+
+def _timed(row: Any) -> Timed:
+    median = float(row.time_ms_median)
+    p10 = float(row.time_ms_p10) if row.time_ms_p10 == row.time_ms_p10 else median  # NaN: no spread recorded
+    p90 = float(row.time_ms_p90) if row.time_ms_p90 == row.time_ms_p90 else median
+    return Timed(str(row.subject), str(row.params), float(row.gbps), median, p10, p90)
+
+
+def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] = (),
+              drafts: bool = False) -> list[Standing]:
+    """Best realization against each peer, per (device, contract, problem, shape), in the newest run
+    holding both. ``ids``: realization, primitive or operator ids (default: all); ``drafts``: let
+    draft realizations compete (by default only ``verified`` ones do)."""
+    from epldb.contracts import get_contract
+    from epldb.site.data import params_dict
+
+    chosen = _chosen(catalog, ids)
+    timed = df[df["gbps"].notna() & (df["status"] == "passed") & ~df["stale"].astype(bool)]
+    # (device, run, contract, problem json with dtype, shape) -> best realization / peers
+    best: dict[tuple[str, str, str, str, str], Timed] = {}
+    peers: dict[tuple[str, str, str, str, str], dict[str, Timed]] = {}
+    contracts: dict[str, Any] = {}
+    wanted_contracts: set[str] = set()
+    for row in timed[timed["kind"] == "realization"].itertuples(index=False):
+        r = catalog.realizations.get(str(row.subject))
+        if r is None or r.id not in chosen or (r.status != "verified" and not drafts):
+            continue
+        name = catalog.contract_name_of(r)
+        if name not in contracts:
+            contracts[name] = get_contract(name) if name else None
+        contract = contracts[name]
+        if contract is None:
+            continue
+        wanted_contracts.add(str(name))
+        problem = canonical_json(contract.peer_params(params_dict(row.params)))
+        key = (str(row.device), str(row.run), str(name), problem, str(row.shape))
+        t = _timed(row)
+        if key not in best or t.gbps > best[key].gbps:
+            best[key] = t
+    for row in timed[timed["kind"] == "peer"].itertuples(index=False):
+        name, _, _peer = str(row.subject).partition("/")
+        if name not in wanted_contracts:
+            continue
+        key = (str(row.device), str(row.run), name, canonical_json(params_dict(row.params)), str(row.shape))
+        peers.setdefault(key, {})[str(row.subject)] = _timed(row)
+    # the newest run per (device, contract, problem, shape) with both sides
+    newest: dict[tuple[str, str, str, str], str] = {}
+    for device, run, name, problem, shape in best:
+        if (device, run, name, problem, shape) in peers:
+            k = (device, name, problem, shape)
+            newest[k] = max(newest.get(k, run), run)
+    out: list[Standing] = []
+    for (device, name, problem, shape), run in newest.items():
+        key = (device, run, name, problem, shape)
+        b = best[key]
+        named = params_dict(problem)
+        dtype = str(named.pop("dtype", ""))
+        for subject, p in sorted(peers[key].items()):
+            out.append(Standing(device, run, name, dtype, canonical_json(named), shape, b, p,
+                                b.gbps / p.gbps - 1.0, verdict(b, p)))
+    out.sort(key=lambda s: (s.device, s.contract, s.dtype, s.problem, _shape_order(s.shape), s.peer.subject))
+    return out
+
+
+def _chosen(catalog: "Catalog", ids: Sequence[str]) -> set[str]:
+    if not ids:
+        return set(catalog.realizations)
+    out: set[str] = set()
+    for i in ids:
+        if i in catalog.realizations:
+            out.add(i)
+        else:
+            out.update(r.id for r in catalog.realizations_of(i))
+    return out
+
+
+def unknown_ids(catalog: "Catalog", ids: Iterable[str]) -> list[str]:
+    return [i for i in ids if i not in catalog.realizations and not catalog.realizations_of(i)]
+
+
+def _shape_order(shape: str) -> tuple[int, ...]:
+    from epldb.site.data import params_dict
+
+    named = params_dict(shape)
+    return tuple(int(named[k]) for k in ("n", "cols", "rows") if k in named and str(named[k]).isdigit())
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Per (device, contract, dtype, problem): at how many shapes the best realization is ahead of,
+    level with, or behind its strongest peer (the peer with the highest rate there)."""
+
+    shapes: int
+    ahead: int
+    level: int
+    behind: int
+    at_least_median: int  # best's median rate >= every peer's median rate
+
+
+def tally(rows: Sequence[Standing]) -> dict[tuple[str, str, str, str], Tally]:
+    groups: dict[tuple[str, str, str, str], dict[str, list[Standing]]] = {}
+    for s in rows:
+        groups.setdefault((s.device, s.contract, s.dtype, s.problem), {}).setdefault(s.shape, []).append(s)
+    out: dict[tuple[str, str, str, str], Tally] = {}
+    for key, shapes in groups.items():
+        counts = {"ahead": 0, "level": 0, "behind": 0}
+        at_least = 0
+        for vs in shapes.values():
+            strongest = max(vs, key=lambda s: s.peer.gbps)
+            counts[strongest.verdict] += 1
+            at_least += strongest.best.gbps >= strongest.peer.gbps
+        out[key] = Tally(len(shapes), counts["ahead"], counts["level"], counts["behind"], at_least)
+    return out
