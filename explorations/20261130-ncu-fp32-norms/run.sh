@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Exploratory (not evidence): does our reread read DRAM twice where Triton reads it once? ncu on the
+# three fp32 norm cases still behind torch.compile (device tool, carry [".whl"]; one call, ~2 min).
+# Writes ncu.csv and Inductor's sources for the three cases under $OUT.
+set -u
+cd "$(dirname "$0")/../.."
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
+export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
+OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+python3 explorations/20261130-ncu-fp32-norms/probe.py torch >/dev/null 2>&1  # compile and cache Inductor's kernels first
+M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
+M=$M,lts__t_sectors_srcunit_tex_op_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+M=$M,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed.sum,launch__registers_per_thread
+M=$M,launch__block_size,launch__grid_size,launch__occupancy_limit_registers
+M=$M,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
+M=$M,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_membar_per_warp_active.pct
+ncu --clock-control none --nvtx --nvtx-include prof/ --metrics "$M" --csv \
+  python3 explorations/20261130-ncu-fp32-norms/probe.py > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
+tail -3 "$OUT/ncu.err"
+python3 - "$OUT/ncu.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+head, body = rows[0], rows[1:]
+i, k, m, v = (head.index(c) for c in ("ID", "Kernel Name", "Metric Name", "Metric Value"))
+seen = {}
+for r in body:  # one launch per ID, in probe order: torch then ours, per case
+    seen.setdefault(f"{r[i]:>3} {r[k][:90]}", {})[r[m]] = r[v]
+for name, metrics in seen.items():
+    print(name)
+    for key in sorted(metrics):
+        print(f"    {key:70} {metrics[key]}")
+PY
