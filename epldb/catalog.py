@@ -8,7 +8,7 @@ and records that failed their schema are left out of the mappings (they cannot b
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,6 +119,20 @@ class Catalog:
     def realizations_of(self, subject_id: str) -> list[Realization]:
         """The realizations of one subject, a primitive or an operator, by id."""
         return [r for r in self.realizations.values() if r.subject == subject_id]
+
+    def select_realizations(self, ids: Iterable[str]) -> tuple[list[str], list[str]]:
+        """The realization ids that ``ids`` name, in order without repeats (a primitive or operator id
+        names all of its realizations), and the ids that name nothing."""
+        chosen: list[str] = []
+        unknown: list[str] = []
+        for i in ids:
+            if i in self.realizations:
+                chosen.append(i)
+            elif subject := self.realizations_of(i):
+                chosen.extend(r.id for r in subject)
+            else:
+                unknown.append(i)
+        return list(dict.fromkeys(chosen)), unknown
 
     def subject_of(self, realization: Realization) -> Primitive | Operator | None:
         """The primitive or operator record a realization realizes, or None when it is not in the catalog."""

@@ -78,19 +78,11 @@ def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] |
     from epldb.contracts import get_contract
 
     if ids:
-        unknown = [i for i in ids if i not in catalog.realizations]
-        # A primitive or operator id selects all of its realizations.
-        chosen: list[str] = []
-        for i in ids:
-            if i in catalog.realizations:
-                chosen.append(i)
-            elif catalog.realizations_of(i):
-                chosen.extend(r.id for r in catalog.realizations_of(i))
-                unknown.remove(i)
+        chosen, unknown = catalog.select_realizations(ids)
         if unknown:
             print(f"unknown realization(s): {', '.join(unknown)}", file=out)
             return None
-        return list(dict.fromkeys(chosen))
+        return chosen
     return [r.id for r in catalog.realizations.values() if get_contract(catalog.contract_name_of(r))]
 
 

@@ -15,7 +15,7 @@ overlap: the verdict is then ``level``, and ``ahead`` or ``behind`` only when th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -81,7 +81,7 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
     from epldb.contracts import get_contract
     from epldb.site.data import params_dict
 
-    chosen = _chosen(catalog, ids)
+    chosen = set(catalog.select_realizations(ids)[0] if ids else catalog.realizations)
     timed = df[df["gbps"].notna() & (df["status"] == "passed") & ~df["stale"].astype(bool)]
     # (device, run, contract, problem json with dtype, shape) -> best realization / peers
     best: dict[tuple[str, str, str, str, str], Timed] = {}
@@ -127,22 +127,6 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
                                 b.gbps / p.gbps - 1.0, verdict(b, p)))
     out.sort(key=lambda s: (s.device, s.contract, s.dtype, s.problem, _shape_order(s.shape), s.peer.subject))
     return out
-
-
-def _chosen(catalog: "Catalog", ids: Sequence[str]) -> set[str]:
-    if not ids:
-        return set(catalog.realizations)
-    out: set[str] = set()
-    for i in ids:
-        if i in catalog.realizations:
-            out.add(i)
-        else:
-            out.update(r.id for r in catalog.realizations_of(i))
-    return out
-
-
-def unknown_ids(catalog: "Catalog", ids: Iterable[str]) -> list[str]:
-    return [i for i in ids if i not in catalog.realizations and not catalog.realizations_of(i)]
 
 
 def _shape_order(shape: str) -> tuple[int, ...]:

@@ -18,19 +18,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=compare)
 
 
-def _label(problem: str) -> str:
-    from epldb.site.data import params_dict
-
-    return " ".join(f"{k}={v}" for k, v in params_dict(problem).items())
-
-
 def compare(args: argparse.Namespace) -> int:
     from epldb.evidence import load_evidence
-    from epldb.site.data import knobs_label, shape_label
-    from epldb.standings import standings, tally, unknown_ids
+    from epldb.site.data import knobs_label, params_label, shape_label
+    from epldb.standings import standings, tally
 
     cat = load_catalog(args, lint=False)
-    unknown = unknown_ids(cat, args.ids)
+    _, unknown = cat.select_realizations(args.ids)
     if unknown:
         raise UsageError(f"unknown id(s): {', '.join(unknown)} (realization, primitive or operator ids)")
     df = load_evidence(cat.root, cat)
@@ -43,13 +37,13 @@ def compare(args: argparse.Namespace) -> int:
     if not rows:
         print("no run in the evidence timed both a selected realization and a peer at the same problem")
         return EXIT_OK
-    body = [[s.contract, s.dtype, _label(s.problem), shape_label(s.shape), s.best.subject.split("/", 1)[-1],
+    body = [[s.contract, s.dtype, params_label(s.problem), shape_label(s.shape), s.best.subject.split("/", 1)[-1],
              knobs_label(s.best.params, s.problem), f"{s.best.gbps:.0f}", s.peer.subject.split("/", 1)[-1],
              f"{s.peer.gbps:.0f}", f"{100 * s.margin:+.1f}%", s.verdict, s.run] for s in rows]
     print(table(body, ["contract", "dtype", "problem", "shape", "best", "at", "GB/s", "peer", "GB/s", "margin",
                        "p10-p90", "run"]))
     print()
-    summary = [[device, contract, dtype, _label(problem), str(t.shapes), str(t.at_least_median), str(t.ahead),
+    summary = [[device, contract, dtype, params_label(problem), str(t.shapes), str(t.at_least_median), str(t.ahead),
                 str(t.level), str(t.behind)]
                for (device, contract, dtype, problem), t in sorted(tally(rows).items())]
     print("Against the strongest peer at each shape (medians; ahead/behind only where the p10-p90 ranges part):")
