@@ -1,8 +1,8 @@
 // epl/row/resident_pipelined.cuh — register-resident rows streamed through a persistent grid: a
 // group's next row is in flight while it computes the current one.
 //
-// Records: the *-registers-pipelined realizations under catalog/realizations/{softmax,log-softmax,
-//          rmsnorm,layernorm}/.
+// Records: the pipelined-registers and pipelined-cluster realizations under
+//          catalog/realizations/{softmax,log-softmax,rmsnorm,layernorm}/.
 //
 // rows_in_registers (resident.cuh) gives each group one row (or a batch, loaded together) and
 // ends: between a row's load and its store sit the operator's all-reduces and exponentials, a
@@ -12,6 +12,8 @@
 // precedes its use (unlike a batch loaded at once, whose later rows' loads ptxas placed after the
 // first row's arithmetic), so each group keeps one row of loads in flight through every row's
 // compute. The share, the operators and the stores are resident.cuh's and ops.cuh's, unchanged.
+// With RowCluster groups a cluster is the group: each block prefetches its slice of the cluster's
+// next row, for rows too long for one block (64 Ki columns: a 64 KiB slice per block of 4).
 #pragma once
 
 #include "resident.cuh"
@@ -29,7 +31,7 @@ __device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* 
   share.lane = group.lane();
   // Row slots: this group's first row and the grid's stride; every thread of a block runs the same
   // number of iterations (multi-warp groups all-reduce with barriers), rows past the end as empty.
-  const int stride = static_cast<int>(gridDim.x) * Group::ROWS_PER_BLOCK;
+  const int stride = group.rows_per_grid();
   const int iters = ceil_div(rows, stride);
   int row = group.row();
   auto row_base = [&](int r) { return static_cast<size_t>(r < rows ? r : 0) * static_cast<size_t>(cols) + seg.begin; };
@@ -64,8 +66,10 @@ __device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* 
 }
 
 // The body of a row-in, row-out operator kernel over a persistent grid (same Op, Group and ITEMS
-// contract as rows_in_registers; RowLanes groups only). Launch: blockDim.x == the Group's BLOCK,
-// gridDim.x <= ceil_div(rows, Group::ROWS_PER_BLOCK), ideally one resident wave.
+// contract as rows_in_registers). Launch: blockDim.x == the Group's BLOCK and one resident wave:
+// RowLanes, gridDim.x <= ceil_div(rows, Group::ROWS_PER_BLOCK); RowCluster, gridDim.x a multiple of
+// CLUSTER with at most rows clusters, no more than the device holds at once (a cluster that waits
+// for a free GPC would run its rows after everyone else's).
 template <typename Group, int ITEMS, typename T, typename Op>
 __device__ __forceinline__ void rows_in_registers_pipelined(Op op, const T* __restrict__ x, const T* __restrict__ p0,
                                                             const T* __restrict__ p1, T* __restrict__ y, int rows,
