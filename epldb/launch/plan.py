@@ -103,6 +103,8 @@ class ResolvedStep:
     # The entry to launch instead when an array argument turns out not 16-byte aligned (None: no
     # alternative, or `entry` is already the unaligned one).
     unaligned_entry: str | None = None
+    # The record claims every block of the grid is resident at once (checked on a GPU).
+    resident: bool = False
 
     @property
     def threads(self) -> int:
@@ -279,7 +281,7 @@ def resolve_plan(
         if len(res.problems) > before:
             continue
         steps.append(ResolvedStep(i, str(entry), grid, block, shared, cluster, tuple(args),
-                                  str(unaligned) if unaligned is not None else None))
+                                  str(unaligned) if unaligned is not None else None, bool(step.get("resident", False))))
     return ResolvedPlan(realization.id, dict(env), tuple(scratch), tuple(steps), tuple(res.problems))
 
 

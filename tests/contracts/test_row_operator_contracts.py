@@ -208,8 +208,9 @@ def test_every_row_gets_one_group_at_every_verify_and_bench_shape_in_the_domain(
             plan = resolve_plan(r, env, contract_arrays(contract))
             assert plan.ok, [pr.message for pr in plan.problems]
             grid, per_block = plan.steps[-1].grid[0], rows_per_block(p)
-            if "clusters" in p:  # a persistent grid of whole clusters, each with a row, all resident
-                assert grid % p["cluster"] == 0 and 1 <= grid // p["cluster"] <= min(p["clusters"], shape["rows"]), (shape, p)
+            if "grid_blocks" in p:  # a persistent grid of whole clusters, each with a row at least
+                clusters = grid // p["cluster"]
+                assert grid % p["cluster"] == 0 and 1 <= clusters <= min(p["grid_blocks"] // p["cluster"], shape["rows"]), (shape, p)
             elif "per_sm" in p:  # a persistent grid: one wave at most, no block without a row; the
                 # kernel's loop deals rows round robin, so every row has a group
                 assert 1 <= grid <= min(p["sms"] * p["per_sm"], -(-shape["rows"] // per_block)), (shape, p)

@@ -71,8 +71,6 @@ class RowLanes {
   __device__ __forceinline__ int row(int b, int batch) const {
     return (static_cast<int>(blockIdx.x) * batch + b) * ROWS_PER_BLOCK + static_cast<int>(threadIdx.x) / G;
   }
-  // Rows the whole grid holds at once (one per group): the stride of a persistent grid's rows.
-  __device__ __forceinline__ int rows_per_grid() const { return static_cast<int>(gridDim.x) * ROWS_PER_BLOCK; }
   __device__ __forceinline__ int lane() const { return static_cast<int>(threadIdx.x) & (G - 1); }
   // The one thread of the row that writes a per-row result.
   __device__ __forceinline__ bool leader() const { return lane() == 0; }
@@ -127,7 +125,6 @@ class RowCluster {
 
   __device__ __forceinline__ int row() const { return static_cast<int>(blockIdx.x) / CLUSTER; }
   __device__ __forceinline__ int row(int, int) const { return row(); }  // one row per cluster: no batch
-  __device__ __forceinline__ int rows_per_grid() const { return static_cast<int>(gridDim.x) / CLUSTER; }
   __device__ __forceinline__ int lane() const { return static_cast<int>(threadIdx.x); }
   __device__ __forceinline__ bool leader() const { return blockIdx.x % CLUSTER == 0 && threadIdx.x == 0; }
   // Block rank k owns [k * S, min((k + 1) * S, cols)) with S = ceil_div(cols, CLUSTER) rounded up to

@@ -20,6 +20,19 @@
 
 namespace epl {
 
+// Rows the whole grid holds at once, the persistent grid's stride: one per RowLanes group, one per
+// cluster of RowCluster blocks. (Here rather than on the groups: group.cuh is in every row kernel.)
+template <typename Group>
+struct GridRows {
+  __device__ __forceinline__ static int of_grid() { return static_cast<int>(gridDim.x) * Group::ROWS_PER_BLOCK; }
+};
+#if defined(_CG_HAS_CLUSTER_GROUP)
+template <int CLUSTER, int BLOCK>
+struct GridRows<RowCluster<CLUSTER, BLOCK>> {
+  __device__ __forceinline__ static int of_grid() { return static_cast<int>(gridDim.x) / CLUSTER; }
+};
+#endif
+
 template <bool VECTOR, typename Group, int ITEMS, typename T, typename Op>
 __device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* __restrict__ x,
                                                   const T* __restrict__ p0, const T* __restrict__ p1,
@@ -31,7 +44,7 @@ __device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* 
   share.lane = group.lane();
   // Row slots: this group's first row and the grid's stride; every thread of a block runs the same
   // number of iterations (multi-warp groups all-reduce with barriers), rows past the end as empty.
-  const int stride = group.rows_per_grid();
+  const int stride = GridRows<Group>::of_grid();
   const int iters = ceil_div(rows, stride);
   int row = group.row();
   auto row_base = [&](int r) { return static_cast<size_t>(r < rows ? r : 0) * static_cast<size_t>(cols) + seg.begin; };

@@ -1,0 +1,95 @@
+"""How many blocks of a loaded kernel the device holds at once: the CUDA driver's occupancy
+calculator, called through ctypes because CuPy wraps neither the cluster query nor the kernel's
+compile-time cluster width.
+
+A persistent grid (blocks that loop over the work) and a grid of clusters that wait on each other
+are only what their records say when every block is resident at once; a launch step's ``resident``
+claim is checked with :func:`resident_blocks` on the GPU. Importing this module loads nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+# CUfunction_attribute values (cuda.h, CUDA 12+).
+_ATTR_REQUIRED_CLUSTER_WIDTH = 11
+_ATTR_REQUIRED_CLUSTER_HEIGHT = 12
+_ATTR_REQUIRED_CLUSTER_DEPTH = 13
+
+
+class _LaunchConfig(ctypes.Structure):
+    """CUlaunchConfig: grid, block, dynamic shared memory, stream, no extra attributes."""
+
+    _fields_ = [
+        ("grid_x", ctypes.c_uint), ("grid_y", ctypes.c_uint), ("grid_z", ctypes.c_uint),
+        ("block_x", ctypes.c_uint), ("block_y", ctypes.c_uint), ("block_z", ctypes.c_uint),
+        ("shared_bytes", ctypes.c_uint),
+        ("stream", ctypes.c_void_p),
+        ("attrs", ctypes.c_void_p),
+        ("num_attrs", ctypes.c_uint),
+    ]
+
+
+class OccupancyError(RuntimeError):
+    """The driver refused an occupancy query (its CUresult in the message)."""
+
+
+@lru_cache(maxsize=1)
+def _driver() -> Any:
+    return ctypes.CDLL("libcuda.so.1")
+
+
+def _check(result: int, call: str) -> None:
+    if result != 0:
+        raise OccupancyError(f"{call} returned CUresult {result}")
+
+
+def _handle(function: Any) -> ctypes.c_void_p:
+    """The CUfunction of a CuPy Function (``.ptr``) or RawKernel (``.kernel.ptr``)."""
+    ptr = getattr(function, "ptr", None)
+    if ptr is None:
+        ptr = function.kernel.ptr
+    return ctypes.c_void_p(int(ptr))
+
+
+def cluster_shape(function: Any) -> tuple[int, int, int]:
+    """The compile-time cluster dimensions (``__cluster_dims__``), (1, 1, 1) for a kernel without."""
+    dims = []
+    for attr in (_ATTR_REQUIRED_CLUSTER_WIDTH, _ATTR_REQUIRED_CLUSTER_HEIGHT, _ATTR_REQUIRED_CLUSTER_DEPTH):
+        value = ctypes.c_int(0)
+        _check(_driver().cuFuncGetAttribute(ctypes.byref(value), attr, _handle(function)), "cuFuncGetAttribute")
+        dims.append(max(1, value.value))
+    return dims[0], dims[1], dims[2]
+
+
+@dataclass(frozen=True)
+class Residency:
+    """What the device holds of one kernel at one block size: blocks at once, and how they group."""
+
+    blocks: int  # blocks resident at once on the whole device
+    cluster_blocks: int  # blocks per cluster (1: no cluster)
+    clusters: int  # clusters resident at once (blocks // cluster_blocks without clusters)
+
+
+def resident_blocks(function: Any, block: tuple[int, int, int], shared_bytes: int, sm_count: int) -> Residency:
+    """The blocks of ``function`` the device holds at once at this block size and dynamic shared
+    memory: per SM times the SMs, or, for a kernel with compile-time cluster dimensions (the only
+    clusters the runner launches), the clusters the GPCs can place times their size (fewer than
+    the SMs allow, as a cluster's blocks must share one GPC)."""
+    threads = block[0] * block[1] * block[2]
+    shape = cluster_shape(function)
+    size = shape[0] * shape[1] * shape[2]
+    if size == 1:
+        per_sm = ctypes.c_int(0)
+        _check(_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            ctypes.byref(per_sm), _handle(function), ctypes.c_int(threads), ctypes.c_size_t(shared_bytes)),
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        return Residency(per_sm.value * sm_count, 1, per_sm.value * sm_count)
+    config = _LaunchConfig(shape[0], shape[1], shape[2], block[0], block[1], block[2], shared_bytes, None, None, 0)
+    clusters = ctypes.c_int(0)
+    _check(_driver().cuOccupancyMaxActiveClusters(ctypes.byref(clusters), _handle(function), ctypes.byref(config)),
+           "cuOccupancyMaxActiveClusters")
+    return Residency(clusters.value * size, size, clusters.value)
