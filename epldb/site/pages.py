@@ -605,7 +605,13 @@ def _launch_plan(r: Realization) -> str:
                     f"16-byte aligned{when}</small>")
         return out
 
-    steps = [[str(i), entry(s), dims(s.get("grid")), dims(s.get("block")),
+    def grid(s: dict) -> str:
+        out = dims(s.get("grid"))
+        if s.get("resident"):
+            out += "<br><small>every block resident at once (claimed; checked on the GPU)</small>"
+        return out
+
+    steps = [[str(i), entry(s), grid(s), dims(s.get("block")),
               dims(s.get("shared_bytes", 0)), dims(s.get("cluster")), dims(s.get("args", []))]
              for i, s in enumerate(plan.get("steps", []), 1)]
     out = table(["#", "entry", "grid", "block", "dynamic smem (B)", "cluster", "arguments"], steps,

@@ -129,6 +129,10 @@ def test_realization_page_shows_the_launch_domain(repo_site) -> None:
     assert "group * items" in text
     # a realization without a domain has no domain table
     assert "Domain:" not in visible_text(repo_site.html(repo_site.pages["realization:block-reduce/warp-shuffle"]))
+    # a step's residency claim is shown beside its grid, and only where it is made
+    claim = "every block resident at once"
+    assert claim in visible_text(repo_site.html(repo_site.pages["realization:segmented-row-reduce/persistent-rows"]))
+    assert claim not in text
 
 
 def test_stale_rows_are_listed_but_never_best(synthetic_site) -> None:
