@@ -13,6 +13,7 @@ from epldb.launch.plan import (
     check_plan,
     contract_arrays,
     plan_env,
+    plans_in_domain,
     resolve_plan,
 )
 
@@ -33,6 +34,7 @@ __all__ = [
     "evaluate",
     "parse",
     "plan_env",
+    "plans_in_domain",
     "resolve_plan",
     "tokenize",
 ]

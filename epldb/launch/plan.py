@@ -13,7 +13,7 @@ column inside the expression in the message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -312,6 +312,19 @@ def _check_limits(
             res.problem(base + ("cluster",), f"cluster {cluster} has {size} blocks; between 1 and {limits.max_cluster_blocks} are allowed{ctx}")
         elif any(g % c for g, c in zip(grid, cluster)):
             res.problem(base + ("cluster",), f"grid {grid} is not a multiple of cluster {cluster}{ctx}")
+
+
+def plans_in_domain(realization: Realization, contract: "Contract", shapes: Sequence[Mapping[str, int]]
+                    ) -> Iterator[tuple[Mapping[str, int], dict[str, Any], ResolvedPlan]]:
+    """(shape, point, plan) for every shape of ``shapes`` and every parameter point whose domain
+    serves it, the plan resolved with the contract's arrays as verify and bench launch it (its
+    problems left for the caller to judge)."""
+    arrays = contract_arrays(contract)
+    for shape in shapes:
+        for point in realization.points():
+            env = plan_env(shape, point)
+            if in_domain(realization, shape, point):
+                yield shape, point, resolve_plan(realization, env, arrays)
 
 
 def contract_arrays(contract: "Contract") -> dict[str, Binding]:

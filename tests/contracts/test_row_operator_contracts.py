@@ -18,8 +18,7 @@ import pytest
 import epldb
 from epldb.contracts import REGISTRY, get_contract, make_rng
 from epldb.contracts.dtypes import itemsize, storage_dtype
-from epldb.launch import ScalarArg, contract_arrays, plan_env, resolve_plan
-from epldb.launch.domain import outside_domain
+from epldb.launch import ScalarArg, contract_arrays, plans_in_domain
 
 CATALOG = epldb.load(lint=False)
 STATE = get_contract("row-softmax-state")
@@ -200,21 +199,16 @@ def test_every_row_gets_one_group_at_every_verify_and_bench_shape_in_the_domain(
     r = CATALOG.realizations[rid]
     contract = get_contract(CATALOG.contract_name_of(r))
     resolved = 0
-    for shape in (*contract.verify_shapes, *contract.bench_shapes(quick=False)):
-        for p in r.points():
-            env = plan_env(shape, p)
-            if outside_domain(r, env) is not None:
-                continue
-            plan = resolve_plan(r, env, contract_arrays(contract))
-            assert plan.ok, [pr.message for pr in plan.problems]
-            grid, per_block = plan.steps[-1].grid[0], rows_per_block(p)
-            if "grid_blocks" in p:  # a persistent grid of whole clusters, each with a row at least
-                clusters = grid // p["cluster"]
-                assert grid % p["cluster"] == 0 and 1 <= clusters <= min(p["grid_blocks"] // p["cluster"], shape["rows"]), (shape, p)
-            elif "per_sm" in p:  # a persistent grid: one wave at most, no block without a row; the
-                # kernel's loop deals rows round robin, so every row has a group
-                assert 1 <= grid <= min(p["sms"] * p["per_sm"], -(-shape["rows"] // per_block)), (shape, p)
-            else:
-                assert (grid - 1) * per_block < shape["rows"] <= grid * per_block, (shape, p)
-            resolved += 1
+    for shape, p, plan in plans_in_domain(r, contract, (*contract.verify_shapes, *contract.bench_shapes(quick=False))):
+        assert plan.ok, [pr.message for pr in plan.problems]
+        grid, per_block = plan.steps[-1].grid[0], rows_per_block(p)
+        if "grid_blocks" in p:  # a persistent grid of whole clusters, each with a row at least
+            clusters = grid // p["cluster"]
+            assert grid % p["cluster"] == 0 and 1 <= clusters <= min(p["grid_blocks"] // p["cluster"], shape["rows"]), (shape, p)
+        elif "per_sm" in p:  # a persistent grid: at most sms * per_sm blocks, none without a row;
+            # the kernel's loop deals rows round robin, so every row has a group
+            assert 1 <= grid <= min(p["sms"] * p["per_sm"], -(-shape["rows"] // per_block)), (shape, p)
+        else:
+            assert (grid - 1) * per_block < shape["rows"] <= grid * per_block, (shape, p)
+        resolved += 1
     assert resolved > 0

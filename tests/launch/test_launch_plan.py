@@ -9,8 +9,7 @@ import pytest
 
 import epldb
 from epldb.contracts import get_contract
-from epldb.launch import ArrayArg, LaunchLimits, ScalarArg, check_plan, contract_arrays, plan_env, resolve_plan
-from epldb.launch.domain import outside_domain
+from epldb.launch import ArrayArg, LaunchLimits, ScalarArg, check_plan, contract_arrays, plan_env, plans_in_domain, resolve_plan
 from realization_fixtures import make_repo
 
 CONTRACT = get_contract("block-tile-reduce")
@@ -50,15 +49,11 @@ def test_real_catalog_plans_resolve_at_every_point_and_verify_shape() -> None:
         if contract is None or not r.launch:
             continue
         assert check_plan(r, contract) == []
-        for shape in contract.verify_shapes:
-            for point in r.points():
-                if outside_domain(r, plan_env(shape, point)) is not None:
-                    continue
-                plan = resolve_plan(r, plan_env(shape, point), contract_arrays(contract))
-                assert plan.ok, messages(plan.problems)
-                if contract.name == "block-tile-reduce":  # one block per tile, one partial per block
-                    assert plan.steps[0].grid[0] == contract.outputs(shape, point)[0].count
-                checked += 1
+        for shape, point, plan in plans_in_domain(r, contract, contract.verify_shapes):
+            assert plan.ok, messages(plan.problems)
+            if contract.name == "block-tile-reduce":  # one block per tile, one partial per block
+                assert plan.steps[0].grid[0] == contract.outputs(shape, point)[0].count
+            checked += 1
     assert checked > 0
 
 

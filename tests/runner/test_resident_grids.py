@@ -11,8 +11,7 @@ import pytest
 
 import epldb
 from epldb.contracts import get_contract
-from epldb.launch import contract_arrays, plan_env, resolve_plan
-from epldb.launch.domain import outside_domain
+from epldb.launch import plans_in_domain
 
 CATALOG = epldb.load(lint=False)
 CLAIMS = sorted(r.id for r in CATALOG.realizations.values()
@@ -23,16 +22,11 @@ def _resident_steps(rid: str):
     """(point, shape, step) for every resident step the realization's verify and bench runs launch."""
     r = CATALOG.realizations[rid]
     contract = get_contract(CATALOG.contract_name_of(r))
-    for shape in (*contract.verify_shapes, *contract.bench_shapes(quick=False)):
-        for point in r.points():
-            env = plan_env(shape, point)
-            if outside_domain(r, env) is not None:
-                continue
-            plan = resolve_plan(r, env, contract_arrays(contract))
-            assert plan.ok, [p.message for p in plan.problems]
-            for step in plan.steps:
-                if step.resident:
-                    yield point, shape, step
+    for shape, point, plan in plans_in_domain(r, contract, (*contract.verify_shapes, *contract.bench_shapes(quick=False))):
+        assert plan.ok, [p.message for p in plan.problems]
+        for step in plan.steps:
+            if step.resident:
+                yield point, shape, step
 
 
 def test_claims_exist_and_reach_the_resolved_plan() -> None:
