@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from epldb.evidence import EvidenceWriter, Row, find_run, new_run_id, read_rows
+from epldb.launch.domain import shapes_for_point
 
 if TYPE_CHECKING:
     from epldb.catalog import Catalog
@@ -167,7 +168,7 @@ def verify_command(
         except RunError:
             shapes = None
         plans.append((rid, points, shapes))
-        total += len(points) * (len(shapes) if shapes else 1)
+        total += sum(len(shapes_for_point(r, p, shapes)) for p in points) if shapes else len(points)
 
     bar = ProgressBar(total, "verify", err)
     rows: list[Row] = []

@@ -28,7 +28,7 @@ import numpy as np
 from epldb.contracts import Contract, make_rng
 from epldb.contracts.dtypes import poison_pattern, storage_dtype, to_float64
 from epldb.evidence import Row
-from epldb.launch.domain import in_domain
+from epldb.launch.domain import shapes_for_point
 from epldb.runner import Launcher, RunError, load_realization, prepare
 
 if TYPE_CHECKING:
@@ -208,7 +208,9 @@ def verify_realization(
     skip: Callable[[Row], bool] | None = None,
     emit: Callable[[Row], None] | None = None,
 ) -> list[Row]:
-    """Verify every point × shape (defaults: the whole space, the contract's verify shapes).
+    """Verify every point × shape (defaults: the whole space, the contract's verify shapes): the
+    shapes inside the point's domain, or all of them fitted into it where none is
+    (launch.domain.shapes_for_point).
 
     ``skip(row)`` (given a row with the key filled) says a row is already recorded (resume);
     ``emit(row)`` is called for each finished row, in order (to write it at once).
@@ -242,10 +244,10 @@ def verify_realization(
     contract = loaded.contract
     counter = 0
     for point in points or r.points():
-        for shape in shapes or list(contract.verify_shapes):
+        # the shapes inside the point's launch.domain (another realization serves the rest), or
+        # where none is, those shapes fitted into it: no point goes unverified
+        for shape in shapes_for_point(r, point, shapes or list(contract.verify_shapes)):
             counter += 1
-            if not in_domain(r, shape, point):
-                continue  # another realization serves this shape (launch.domain)
             key_row = Row(r.id, "realization", dict(point), contract.dtype_of(point), dict(shape), "skipped")
             if skip is not None and skip(key_row):
                 continue

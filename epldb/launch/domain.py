@@ -18,7 +18,7 @@ never sees short rows, but one that sees no shape at all could never be verified
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from epldb.launch.expr import ExprError, evaluate, parse
@@ -68,6 +68,63 @@ def in_domain(realization: Realization, shape: Mapping[str, int], point: Mapping
     from epldb.launch.plan import plan_env  # plan imports this module
 
     return outside_domain(realization, plan_env(shape, point)) is None
+
+
+def _bound(realization: Realization, var: str, key: str, env: Mapping[str, Any]) -> int | None:
+    """One bound of ``var`` at ``env``; None where there is none or it does not evaluate (lint's)."""
+    text = domain_of(realization).get(var, {}).get(key)
+    if text is None:
+        return None
+    expr = parse(text)
+    value = evaluate(expr, env) if not isinstance(expr, ExprError) else expr
+    return None if isinstance(value, ExprError) else int(value)
+
+
+#: Fitting keeps a size's residue modulo this: its alignment against 16-byte vectors of 2-, 4- and
+#: 8-byte elements (an odd column count stays odd and takes the scalar path, a multiple of 8 stays
+#: aligned and ragged against the lanes).
+FIT_RESIDUE = 8
+
+
+def fit_into_domain(realization: Realization, shape: Mapping[str, int], point: Mapping[str, Any]) -> dict[str, int] | None:
+    """``shape`` moved into the point's domain, variable by variable in the domain's order, to the
+    nearest value with the same residue modulo FIT_RESIDUE (or the bound itself where the range
+    is narrower); None if that still is not a shape the point serves."""
+    from epldb.launch.plan import plan_env  # plan imports this module
+
+    fitted = dict(shape)
+    for var in domain_of(realization):
+        if var not in fitted:
+            continue
+        env = plan_env(fitted, point)
+        lo, hi = _bound(realization, var, "min", env), _bound(realization, var, "max", env)
+        value = fitted[var]
+        if hi is not None and value > hi:
+            value = hi - (hi - value) % FIT_RESIDUE
+        if lo is not None and value < lo:
+            value = lo + (value - lo) % FIT_RESIDUE
+        if hi is not None and value > hi:  # the range is narrower than the residue's period
+            value = hi
+        fitted[var] = max(value, 1)
+    return fitted if in_domain(realization, fitted, point) else None
+
+
+def shapes_for_point(realization: Realization, point: Mapping[str, Any],
+                     shapes: Sequence[Mapping[str, int]]) -> list[dict[str, int]]:
+    """The shapes that verify ``point``: those of ``shapes`` inside its domain, or, where none is,
+    each of them fitted into it (fit_into_domain). Contracts pick their verification sizes for what
+    they exercise (odd, aligned, ragged, beyond L2); a point whose domain admits none of them (a
+    32 x 8 register group serves 65-256 columns, a cluster of 4 x 512 threads 16385-65536) would
+    otherwise be verified nowhere, however many of its neighbours pass."""
+    served = [dict(s) for s in shapes if in_domain(realization, s, point)]
+    if served:
+        return served
+    fitted: list[dict[str, int]] = []
+    for s in shapes:
+        f = fit_into_domain(realization, s, point)
+        if f is not None and f not in fitted:
+            fitted.append(f)
+    return fitted
 
 
 def check_domain(realization: Realization, contract: "Contract", numbers: set[str]) -> list[Problem]:

@@ -8,7 +8,7 @@ import epldb
 from epldb.bench import BenchItem, count_rows, in_domain
 from epldb.contracts import get_contract
 from epldb.launch import check_plan, plan_env
-from epldb.launch.domain import outside_domain
+from epldb.launch.domain import outside_domain, shapes_for_point
 from realization_fixtures import LAUNCH, make_repo
 
 CONTRACT = get_contract("block-tile-reduce")
@@ -91,3 +91,25 @@ def test_bench_counts_only_points_inside_their_domain(tmp_path: Path) -> None:
     inside = sum(in_domain(r, dict(s), p) for p in points for s in shapes)
     assert 0 <= inside < len(points) * len(shapes)  # the contract's large shapes exceed every capacity
     assert count_rows(cat, [BenchItem(r.id, points)], quick=False, peers=False) == inside
+
+
+def test_shapes_fitted_into_a_domain_keep_their_residue_and_only_where_none_serves() -> None:
+    cat = epldb.load(lint=False)
+    r = cat.realizations["softmax/online-registers"]  # domain: group * items // 4 * (...) + 1 .. group * items
+    point = {"group": 32, "items": 8, "batch": 1, "min_block": 64, "dtype": "float32"}  # serves 65-256 columns
+    shapes = [{"rows": 3, "cols": 31}, {"rows": 5, "cols": 100_003}, {"rows": 997, "cols": 65_544}]
+    fitted = shapes_for_point(r, point, shapes)
+    assert fitted == [{"rows": 3, "cols": 71}, {"rows": 5, "cols": 251}, {"rows": 997, "cols": 256}]
+    assert all(f["cols"] % 8 == s["cols"] % 8 for f, s in zip(fitted, shapes))
+    # a shape the point serves is kept as it is, and nothing is fitted beside it
+    assert shapes_for_point(r, point, [*shapes, {"rows": 2, "cols": 100}]) == [{"rows": 2, "cols": 100}]
+
+
+def test_every_point_of_the_catalog_has_a_verification_shape() -> None:
+    cat = epldb.load(lint=False)
+    for r in cat.realizations.values():
+        contract = get_contract(cat.contract_name_of(r)) if r.launch else None
+        if contract is None:
+            continue
+        for point in r.points():
+            assert shapes_for_point(r, point, contract.verify_shapes), (r.id, point)

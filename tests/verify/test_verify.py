@@ -8,8 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from epldb.launch import plan_env
-from epldb.launch.domain import outside_domain
+from epldb.launch.domain import shapes_for_point
 import epldb
 from epldb.contracts import get_contract
 from epldb.verify import error_figures
@@ -51,9 +50,11 @@ def test_every_point_passes_at_the_small_verification_shapes(rid: str) -> None:
     contract = get_contract(CATALOG.contract_name_of(realization))
     shapes = [s for s in contract.verify_shapes if _elements(s) <= SMALL]
     rows = verify_realization(CATALOG, rid, shapes=shapes)
-    # every (point, shape) pair inside the point's launch.domain, none outside
-    served = sum(outside_domain(realization, plan_env(s, p)) is None for p in realization.points() for s in shapes)
+    # every (point, shape) pair inside the point's launch.domain, none outside, and every point
+    # checked: the shapes fitted into the domains that none of them falls in
+    served = sum(len(shapes_for_point(realization, p, shapes)) for p in realization.points())
     assert len(rows) == served
+    assert {tuple(sorted(p.items())) for p in realization.points()} == {tuple(sorted(r.params.items())) for r in rows}
     bad = [(r.params, r.shape, r.status, r.detail) for r in rows if r.status != "passed"]
     if bad and realization.status == "draft":
         # A draft may fail: it is not yet claimed correct (and a cautionary realization, such as
