@@ -37,6 +37,16 @@ def domain_of(realization: Realization) -> dict[str, dict[str, Any]]:
     return dict((realization.launch or {}).get("domain") or {})
 
 
+def bound_at(realization: Realization, var: str, key: str, env: Mapping[str, Any]) -> Any:
+    """The ``key`` ("min" or "max") bound of ``var`` evaluated at ``env``: an int, None where the
+    domain sets none, or the ExprError of an expression that does not evaluate."""
+    text = domain_of(realization).get(var, {}).get(key)
+    if text is None:
+        return None
+    expr = parse(text)
+    return evaluate(expr, env) if not isinstance(expr, ExprError) else expr
+
+
 def outside_domain(realization: Realization, env: Mapping[str, Any]) -> str | None:
     """Why the shape and point in ``env`` (from plan_env) are outside the domain, or None if inside.
 
@@ -45,18 +55,10 @@ def outside_domain(realization: Realization, env: Mapping[str, Any]) -> str | No
         value = env.get(var)
         if value is None:
             continue
-        lo = hi = None
-        for key in BOUNDS:
-            if key not in bounds:
-                continue
-            expr = parse(bounds[key])
-            result = evaluate(expr, env) if not isinstance(expr, ExprError) else expr
+        lo, hi = (bound_at(realization, var, key, env) for key in BOUNDS)
+        for key, result in zip(BOUNDS, (lo, hi)):
             if isinstance(result, ExprError):
                 return f"domain {var}.{key} {bounds[key]!r} does not evaluate: {result.message}"
-            if key == "min":
-                lo = result
-            else:
-                hi = result
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             span = f"[{'' if lo is None else lo}, {'' if hi is None else hi}]"
             return f"{var}={value} is outside this point's domain {var} in {span}"
@@ -68,16 +70,6 @@ def in_domain(realization: Realization, shape: Mapping[str, int], point: Mapping
     from epldb.launch.plan import plan_env  # plan imports this module
 
     return outside_domain(realization, plan_env(shape, point)) is None
-
-
-def _bound(realization: Realization, var: str, key: str, env: Mapping[str, Any]) -> int | None:
-    """One bound of ``var`` at ``env``; None where there is none or it does not evaluate (lint's)."""
-    text = domain_of(realization).get(var, {}).get(key)
-    if text is None:
-        return None
-    expr = parse(text)
-    value = evaluate(expr, env) if not isinstance(expr, ExprError) else expr
-    return None if isinstance(value, ExprError) else int(value)
 
 
 #: Fitting keeps a size's residue modulo this: its alignment against 16-byte vectors of 2-, 4- and
@@ -97,7 +89,9 @@ def fit_into_domain(realization: Realization, shape: Mapping[str, int], point: M
         if var not in fitted:
             continue
         env = plan_env(fitted, point)
-        lo, hi = _bound(realization, var, "min", env), _bound(realization, var, "max", env)
+        lo, hi = (bound_at(realization, var, key, env) for key in BOUNDS)
+        if isinstance(lo, ExprError) or isinstance(hi, ExprError):
+            return None  # lint reports the expression
         value = fitted[var]
         if hi is not None and value > hi:
             value = hi - (hi - value) % FIT_RESIDUE
