@@ -71,7 +71,11 @@ class Residency:
 
     blocks: int  # blocks resident at once on the whole device
     cluster_blocks: int  # blocks per cluster (1: no cluster)
-    clusters: int  # clusters resident at once (blocks // cluster_blocks without clusters)
+
+    @property
+    def clusters(self) -> int:
+        """Clusters resident at once (blocks, for a kernel without clusters)."""
+        return self.blocks // self.cluster_blocks
 
 
 def resident_blocks(function: Any, block: tuple[int, int, int], shared_bytes: int, sm_count: int) -> Residency:
@@ -87,9 +91,9 @@ def resident_blocks(function: Any, block: tuple[int, int, int], shared_bytes: in
         _check(_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
             ctypes.byref(per_sm), _handle(function), ctypes.c_int(threads), ctypes.c_size_t(shared_bytes)),
             "cuOccupancyMaxActiveBlocksPerMultiprocessor")
-        return Residency(per_sm.value * sm_count, 1, per_sm.value * sm_count)
+        return Residency(per_sm.value * sm_count, 1)
     config = _LaunchConfig(shape[0], shape[1], shape[2], block[0], block[1], block[2], shared_bytes, None, None, 0)
     clusters = ctypes.c_int(0)
     _check(_driver().cuOccupancyMaxActiveClusters(ctypes.byref(clusters), _handle(function), ctypes.byref(config)),
            "cuOccupancyMaxActiveClusters")
-    return Residency(clusters.value * size, size, clusters.value)
+    return Residency(clusters.value * size, size)
