@@ -44,7 +44,7 @@ struct RmsNormStreamed {
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                            Group& group, int cols) const {
     RowSquaredDeviationVisitor<UNROLL, T> squares(0.0f);
-    visit_row_segment<LANES, UNROLL>(seg, n, lane, vector_path, squares);
+    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast>(seg, n, lane, vector_path, squares);
     return op.of_sum_squares(group.all_reduce(squares.acc, Sum{}), cols);
   }
 };
@@ -56,7 +56,7 @@ struct LogSoftmaxStreamed {
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                            Group& group, int) const {
     return Op::of_state(
-        group.all_reduce(fold_row_softmax_state<LANES, UNROLL>(seg, n, lane, vector_path), MergeSoftmaxState{}));
+        group.all_reduce(fold_row_softmax_state<LANES, UNROLL, L1Evict::kEvictLast>(seg, n, lane, vector_path), MergeSoftmaxState{}));
   }
 };
 
@@ -68,7 +68,7 @@ struct LayerNormWelford {
                                            Group& group, int) const {
     const float pivot = to_float(seg[0]);  // the row's first element (every thread's seg is a row, cols >= 1)
     RowWelfordVisitor<UNROLL, T> w(pivot);
-    visit_row_segment<LANES, UNROLL>(seg, n, lane, vector_path, w);
+    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast>(seg, n, lane, vector_path, w);
     const WelfordState s = group.all_reduce(w.state, ChanMerge{});
     return op.of_moments(s.mean + pivot, div_by_count(s.m2, s.count));
   }
@@ -77,7 +77,11 @@ struct LayerNormWelford {
 // The body: Group::LANES threads per row (RowLanes<BLOCK, G>), one row per group, any length.
 // Stats: a policy above. x, y: rows x cols, row-major; p0, p1: cols each (or null), as the Op reads
 // them. Launch: blockDim.x == BLOCK, gridDim.x == ceil_div(rows, Group::ROWS_PER_BLOCK); cols >= 1.
-// Cost per element: two loads (the second mostly from L2) and one store; per row one all-reduce.
+// Cost per element: two loads (the second from L1 or L2) and one store; per row one all-reduce.
+// L1 eviction priorities on the row's 16-byte loads: the first read evict_last (kept for the
+// reread), the reread evict_first (its last use); the parameters' loads carry none. A row longer
+// than L1 (64 Ki fp32 columns: 256 KiB per group) otherwise streams its own first lines out before
+// the reread reaches them (explorations/20261130-reread-l1-hints: +12-22% at fp32 64 Ki).
 // PATH as for rows_in_registers (resident.cuh): kVectorPath may assume row_arrays_vector_aligned and
 // compiles the 16-byte path alone, kScalarPath the element path alone, kAnyPath both (tested at run time).
 template <typename Group, int UNROLL, RowPath PATH, typename T, typename Stats>
@@ -95,7 +99,7 @@ __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x
                                                                     vector_path, group, cols);
   if (!has_row) return;
   const auto op = stats.op;
-  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams>(
+  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, L1Evict::kEvictFirst>(
       x + base, p0, p1, y + base, cols, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }

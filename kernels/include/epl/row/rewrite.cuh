@@ -49,7 +49,8 @@ __device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __
 
 // vector_path: seg, out, p0 and p1 16-byte aligned and n a whole number of vectors. Cost per
 // thread: about n / LANES / N loads and stores of 16 bytes (plus P parameter loads each).
-template <int LANES, int UNROLL, int P, typename T, typename F>
+// HINT: the L1 eviction priority of the segment's 16-byte loads (thread/load.cuh), not the parameters'.
+template <int LANES, int UNROLL, int P, L1Evict HINT = L1Evict::kNone, typename T, typename F>
 __device__ __forceinline__ void rewrite_row_segment(const T* __restrict__ seg, const T* __restrict__ p0,
                                                     const T* __restrict__ p1, T* __restrict__ out, int n, int lane,
                                                     bool vector_path, F f) {
@@ -64,7 +65,7 @@ __device__ __forceinline__ void rewrite_row_segment(const T* __restrict__ seg, c
     for (; i + (UNROLL - 1) * LANES < nv; i += UNROLL * LANES) {  // full rounds: all loads first
       Vec16<T> v[UNROLL];
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) v[u] = load_16B_aligned(seg + (i + u * LANES) * N);
+      for (int u = 0; u < UNROLL; ++u) v[u] = load_16B_aligned_hinted<HINT>(seg + (i + u * LANES) * N);
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int c0 = (i + u * LANES) * N;
@@ -72,7 +73,7 @@ __device__ __forceinline__ void rewrite_row_segment(const T* __restrict__ seg, c
       }
     }
 #pragma unroll 1
-    for (; i < nv; i += LANES) store_16B_aligned(out + i * N, rewrite_vec16<P>(load_16B_aligned(seg + i * N), p0, p1, i * N, f));
+    for (; i < nv; i += LANES) store_16B_aligned(out + i * N, rewrite_vec16<P>(load_16B_aligned_hinted<HINT>(seg + i * N), p0, p1, i * N, f));
     return;
   }
 #pragma unroll 1

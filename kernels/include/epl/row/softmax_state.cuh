@@ -95,11 +95,11 @@ struct ExpSumVisitor {
 };
 
 // This thread's (m, l) of its share of seg[0, n): one read, identity if it has no element.
-template <int LANES, int UNROLL, typename T>
+template <int LANES, int UNROLL, L1Evict HINT = L1Evict::kNone, typename T>
 __device__ __forceinline__ SoftmaxState fold_row_softmax_state(const T* __restrict__ seg, int n, int lane,
                                                                bool vector_path) {
   SoftmaxStateVisitor v{softmax_state_identity()};
-  visit_row_segment<LANES, UNROLL>(seg, n, lane, vector_path, v);
+  visit_row_segment<LANES, UNROLL, HINT>(seg, n, lane, vector_path, v);
   return v.s;
 }
 

@@ -21,7 +21,8 @@ namespace epl {
 // Streams this thread's share of seg[0, n) into `visitor`. vector_path as for fold_row_segment:
 // seg 16-byte aligned and n % (16 / sizeof(T)) == 0 (rows_are_vector_aligned in fold.cuh).
 // Cost per thread: about n / LANES / N loads of 16 bytes (N = 16 / sizeof(T)), in rounds of UNROLL.
-template <int LANES, int UNROLL, typename T, typename V>
+// HINT: the L1 eviction priority of the 16-byte loads (thread/load.cuh; kNone: the default).
+template <int LANES, int UNROLL, L1Evict HINT = L1Evict::kNone, typename T, typename V>
 __device__ __forceinline__ void visit_row_segment(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                                   V& visitor) {
   static_assert(LANES >= 1 && UNROLL >= 1, "LANES and UNROLL must be positive");
@@ -32,14 +33,14 @@ __device__ __forceinline__ void visit_row_segment(const T* __restrict__ seg, int
     for (; i + (UNROLL - 1) * LANES < nv; i += UNROLL * LANES) {  // full rounds
       Vec16<T> v[UNROLL];
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) v[u] = load_16B_aligned(seg + (i + u * LANES) * N);
+      for (int u = 0; u < UNROLL; ++u) v[u] = load_16B_aligned_hinted<HINT>(seg + (i + u * LANES) * N);
       visitor.round(v);
     }
     if (i < nv) {  // the ragged last round: the in-range loads still go out together
       Vec16<T> v[UNROLL];
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
-        if (i + u * LANES < nv) v[u] = load_16B_aligned(seg + (i + u * LANES) * N);
+        if (i + u * LANES < nv) v[u] = load_16B_aligned_hinted<HINT>(seg + (i + u * LANES) * N);
       }
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
