@@ -13,7 +13,7 @@
 #pragma once
 
 #include "../thread/convert.cuh"
-#include "../thread/load.cuh"
+#include "../thread/load_evict.cuh"
 #include "../thread/store.cuh"
 
 namespace epl {

@@ -14,7 +14,7 @@
 
 #include "../block/reduce_state.cuh"
 #include "../thread/convert.cuh"
-#include "../thread/load.cuh"
+#include "../thread/load_evict.cuh"
 #include "../thread/ops.cuh"
 #include "../thread/softmax_state.cuh"
 #include "../util.cuh"

@@ -14,7 +14,7 @@
 #pragma once
 
 #include "../thread/convert.cuh"
-#include "../thread/load.cuh"
+#include "../thread/load_evict.cuh"
 
 namespace epl {
 
