@@ -154,10 +154,14 @@ def check_domain(realization: Realization, contract: "Contract", numbers: set[st
                     ok = False
     if not ok or not realization.params:
         return problems
-    covered = any(in_domain(realization, shape, point)
-                  for shape in contract.verify_shapes for point in realization.points())
-    if not covered:
-        add(("launch", "domain"), "no verification shape of contract "
-            f"'{contract.name}' is inside the domain of any parameter point, so this realization can never be "
-            "verified; widen the domain or the parameters")
+    # Every point must have a shape to be verified at: one of the contract's, or one fitted into
+    # its domain (shapes_for_point), as verify and measure choose them.
+    unserved = [point for point in realization.points()
+                if not shapes_for_point(realization, point, contract.verify_shapes)]
+    if unserved:
+        shown = "; ".join(", ".join(f"{k}={v}" for k, v in point.items()) for point in unserved[:3])
+        more = f" and {len(unserved) - 3} more" if len(unserved) > 3 else ""
+        add(("launch", "domain"), f"{len(unserved)} parameter point(s) serve no shape of contract "
+            f"'{contract.name}', even fitted into their domain ({shown}{more}), so they can never be verified; "
+            "widen the domain or drop those parameter values")
     return problems

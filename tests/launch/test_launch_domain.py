@@ -73,13 +73,23 @@ def test_lint_locates_a_bad_bound_expression_and_an_unknown_name(tmp_path: Path)
                              "domain n.min expression 'lanes + 1', column 1: unknown name 'lanes' (known:")
 
 
-def test_lint_refuses_a_domain_no_verification_shape_enters(tmp_path: Path) -> None:
-    r = realization(tmp_path, '  domain:\n    n:\n      min: "1000000000"\n')
-    assert messages(check_plan(r, CONTRACT)) == [
-        "catalog/realizations/tile-sum/naive.yaml:22:5: error: $.launch.domain: no verification shape of contract "
-        "'block-tile-reduce' is inside the domain of any parameter point, so this realization can never be "
-        "verified; widen the domain or the parameters [launch-plan]"
-    ]
+def test_lint_refuses_points_whose_domain_is_empty(tmp_path: Path) -> None:
+    # min above max at every point: no shape, not even a fitted one, is ever served
+    r = realization(tmp_path, '  domain:\n    n:\n      min: "block + 1"\n      max: "block"\n')
+    got = messages(check_plan(r, CONTRACT))
+    assert len(got) == 1, got
+    assert got[0].startswith("catalog/realizations/tile-sum/naive.yaml:22:5: error: $.launch.domain: ")
+    assert f"{len(r.points())} parameter point(s) serve no shape of contract 'block-tile-reduce'" in got[0]
+    assert "and " in got[0] and got[0].endswith("can never be verified; widen the domain or drop those parameter values [launch-plan]")
+
+
+def test_lint_accepts_a_one_value_domain_no_contract_shape_enters(tmp_path: Path) -> None:
+    # a kernel compiled for one size (n == block * 1000 + 7: no verification size of the contract)
+    # is verified at shapes fitted into it, so the plan is sound
+    r = realization(tmp_path, '  domain:\n    n:\n      min: "block * 1000 + 7"\n      max: "block * 1000 + 7"\n')
+    assert not any(in_domain(r, dict(s), p) for s in CONTRACT.verify_shapes for p in r.points())
+    assert messages(check_plan(r, CONTRACT)) == []
+    assert all(shapes_for_point(r, p, CONTRACT.verify_shapes) for p in r.points())
 
 
 def test_bench_counts_only_points_inside_their_domain(tmp_path: Path) -> None:

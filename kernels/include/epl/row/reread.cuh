@@ -37,14 +37,21 @@ __host__ __device__ constexpr int row_reread_min_blocks(int sm_threads, int bloc
   return sm_threads > block ? sm_threads / block : 1;
 }
 
+// 16-byte vectors each of G lanes takes of a row of `cols` elements of T (a kernel specialized for
+// one column count loads them in a single round per pass: UNROLL = this).
+template <typename T>
+__host__ __device__ constexpr int row_vectors_per_lane(int cols, int g) {
+  return ceil_div(cols, g * Vec16<T>::N);
+}
+
 struct RmsNormStreamed {
   using Op = RmsNormRow;
   Op op;
-  template <int LANES, int UNROLL, typename T, typename Group>
+  template <int LANES, int UNROLL, int COLS, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                            Group& group, int cols) const {
     RowSquaredDeviationVisitor<UNROLL, T> squares(0.0f);
-    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast>(seg, n, lane, vector_path, squares);
+    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast, COLS>(seg, n, lane, vector_path, squares);
     return op.of_sum_squares(group.all_reduce(squares.acc, Sum{}), cols);
   }
 };
@@ -52,23 +59,23 @@ struct RmsNormStreamed {
 struct LogSoftmaxStreamed {
   using Op = LogSoftmaxRow;
   Op op;
-  template <int LANES, int UNROLL, typename T, typename Group>
+  template <int LANES, int UNROLL, int COLS, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                            Group& group, int) const {
     return Op::of_state(
-        group.all_reduce(fold_row_softmax_state<LANES, UNROLL, L1Evict::kEvictLast>(seg, n, lane, vector_path), MergeSoftmaxState{}));
+        group.all_reduce(fold_row_softmax_state<LANES, UNROLL, L1Evict::kEvictLast, COLS>(seg, n, lane, vector_path), MergeSoftmaxState{}));
   }
 };
 
 struct LayerNormWelford {
   using Op = LayerNormRow<LayerNormChan>;
   Op op;
-  template <int LANES, int UNROLL, typename T, typename Group>
+  template <int LANES, int UNROLL, int COLS, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                            Group& group, int) const {
     const float pivot = to_float(seg[0]);  // the row's first element (every thread's seg is a row, cols >= 1)
     RowWelfordVisitor<UNROLL, T> w(pivot);
-    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast>(seg, n, lane, vector_path, w);
+    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast, COLS>(seg, n, lane, vector_path, w);
     const WelfordState s = group.all_reduce(w.state, ChanMerge{});
     return op.of_moments(s.mean + pivot, div_by_count(s.m2, s.count));
   }
@@ -84,7 +91,9 @@ struct LayerNormWelford {
 // the reread reaches them (explorations/20261130-reread-l1-hints: +12-22% at fp32 64 Ki).
 // PATH as for rows_in_registers (resident.cuh): kVectorPath may assume row_arrays_vector_aligned and
 // compiles the 16-byte path alone, kScalarPath the element path alone, kAnyPath both (tested at run time).
-template <typename Group, int UNROLL, RowPath PATH, typename T, typename Stats>
+// COLS > 0: a kernel compiled for rows of exactly COLS columns (cols is COLS; UNROLL =
+// row_vectors_per_lane<T>(COLS, Group::LANES)): each pass one round, no loop, on the vector path.
+template <typename Group, int UNROLL, RowPath PATH, int COLS = 0, typename T, typename Stats>
 __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
                                             const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
   __shared__ typename Group::TempStorage temp;
@@ -95,11 +104,11 @@ __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x
   const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
   const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols);
   // Groups past the last row fold nothing but still take part in the all-reduce.
-  const auto constants = stats.template stats<Group::LANES, UNROLL>(x + base, has_row ? cols : 0, lane,
+  const auto constants = stats.template stats<Group::LANES, UNROLL, COLS>(x + base, has_row ? cols : 0, lane,
                                                                     vector_path, group, cols);
   if (!has_row) return;
   const auto op = stats.op;
-  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, L1Evict::kEvictFirst>(
+  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, L1Evict::kEvictFirst, COLS>(
       x + base, p0, p1, y + base, cols, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }

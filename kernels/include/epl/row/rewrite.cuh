@@ -50,13 +50,29 @@ __device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __
 // vector_path: seg, out, p0 and p1 16-byte aligned and n a whole number of vectors. Cost per
 // thread: about n / LANES / N loads and stores of 16 bytes (plus P parameter loads each).
 // HINT: the L1 eviction priority of the segment's 16-byte loads (thread/load.cuh), not the parameters'.
-template <int LANES, int UNROLL, int P, L1Evict HINT = L1Evict::kNone, typename T, typename F>
+// COLS > 0: n == COLS, covered by one round of UNROLL vectors per lane (as for visit_row_segment).
+template <int LANES, int UNROLL, int P, L1Evict HINT = L1Evict::kNone, int COLS = 0, typename T, typename F>
 __device__ __forceinline__ void rewrite_row_segment(const T* __restrict__ seg, const T* __restrict__ p0,
                                                     const T* __restrict__ p1, T* __restrict__ out, int n, int lane,
                                                     bool vector_path, F f) {
   static_assert(LANES >= 1 && UNROLL >= 1 && P >= 0 && P <= 2, "LANES, UNROLL >= 1; P in 0..2");
   if (vector_path) {
     constexpr int N = Vec16<T>::N;
+    if constexpr (COLS > 0) {
+      constexpr int NV = COLS / N;
+      static_assert(NV <= UNROLL * LANES, "COLS must fit one round of UNROLL vectors per lane");
+      Vec16<T> v[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (NV == UNROLL * LANES || lane + u * LANES < NV) v[u] = load_16B_aligned_hinted<HINT>(seg + (lane + u * LANES) * N);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const int c0 = (lane + u * LANES) * N;
+        if (NV == UNROLL * LANES || lane + u * LANES < NV) store_16B_aligned(out + c0, rewrite_vec16<P>(v[u], p0, p1, c0, f));
+      }
+      return;
+    }
     const int nv = n / N;
     int i = lane;
     // Exactly UNROLL rounds' loads in flight: unrolled further, the rounds' registers would cost

@@ -22,12 +22,34 @@ namespace epl {
 // seg 16-byte aligned and n % (16 / sizeof(T)) == 0 (rows_are_vector_aligned in fold.cuh).
 // Cost per thread: about n / LANES / N loads of 16 bytes (N = 16 / sizeof(T)), in rounds of UNROLL.
 // HINT: the L1 eviction priority of the 16-byte loads (thread/load.cuh; kNone: the default).
-template <int LANES, int UNROLL, L1Evict HINT = L1Evict::kNone, typename T, typename V>
+// COLS > 0: n is COLS or 0 (a kernel compiled for one column count; 0 for a group without a row),
+// and UNROLL rounds cover it: the vector path is one round with no loop and, where COLS fills the
+// round, no test (the compiler does not derive that from a constant n through the loop below).
+template <int LANES, int UNROLL, L1Evict HINT = L1Evict::kNone, int COLS = 0, typename T, typename V>
 __device__ __forceinline__ void visit_row_segment(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                                   V& visitor) {
   static_assert(LANES >= 1 && UNROLL >= 1, "LANES and UNROLL must be positive");
   if (vector_path) {
     constexpr int N = Vec16<T>::N;
+    if constexpr (COLS > 0) {
+      constexpr int NV = COLS / N;
+      static_assert(NV <= UNROLL * LANES, "COLS must fit one round of UNROLL vectors per lane");
+      if (n == 0) return;
+      Vec16<T> v[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (NV == UNROLL * LANES || lane + u * LANES < NV) v[u] = load_16B_aligned_hinted<HINT>(seg + (lane + u * LANES) * N);
+      }
+      if constexpr (NV == UNROLL * LANES) {
+        visitor.round(v);
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+          if (lane + u * LANES < NV) visitor.vec(v[u]);
+        }
+      }
+      return;
+    }
     const int nv = n / N;
     int i = lane;
     for (; i + (UNROLL - 1) * LANES < nv; i += UNROLL * LANES) {  // full rounds
