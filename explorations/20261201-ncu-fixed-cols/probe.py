@@ -1,9 +1,11 @@
-"""Probe (not evidence): rmsnorm and layernorm fp32 at 16384x4096 and rmsnorm at 4096x16384, the three
-cases still behind torch.compile, with our fixed-column kernels at their best bench points (bench
-20261130T052808Z-bench-c539) beside Inductor's kernel for the same shape, each launched once inside
-an NVTX range 'prof' for ncu. The kernels have the same block, grid, loads and bytes (../20261130-
-plain-vs-nc-loads, ../20261130-output-placement, ../20261130-reread-interleaved); what differs
-should show in the stall reasons. Argument: 'torch', 'ours' or both (default)."""
+"""Probe (not evidence): rmsnorm fp32 at 16384x4096 and 4096x16384 and layernorm fp32 at 16384x4096,
+the three cases still behind torch.compile. Our kernels at their best bench points (bench
+20261130T052808Z-bench-c539: the fixed-column rmsnorm, and layernorm/two-pass-registers, the best
+layernorm there) run beside Inductor's kernel for the same shape, each launched once inside an
+NVTX range 'prof' for ncu. The rmsnorm kernels have the same block, grid, loads and bytes as
+Triton's (../20261130-plain-vs-nc-loads, ../20261130-output-placement,
+../20261130-reread-interleaved); what differs should show in the stall reasons. Argument:
+'torch', 'ours' or both (default)."""
 import os
 import pathlib
 import sys
