@@ -87,11 +87,6 @@ def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] |
     return [r.id for r in catalog.realizations.values() if get_contract(catalog.contract_name_of(r))]
 
 
-def _filter_points(points: list[dict[str, Any]], where: dict[str, list[str]] | None) -> list[dict[str, Any]]:
-    """Keep points whose values match ``where`` (param → accepted values as strings)."""
-    if not where:
-        return points
-    return [p for p in points if all(str(p.get(k)) in vs for k, vs in where.items())]
 
 
 def _open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: str | None,
@@ -162,7 +157,7 @@ def verify_command(
     total = 0
     for rid in selected:
         r = catalog.realizations[rid]
-        points = _filter_points(r.points(), where)
+        points = r.points_where(where)
         try:
             shapes = [s for s in contract_of(catalog, r).verify_shapes if max_n is None or math.prod(s.values()) <= max_n]
         except RunError:
@@ -263,7 +258,7 @@ def bench_command(
     if writer is None:
         return EXIT_USAGE
     _prebuild(catalog, selected, err)
-    items = [BenchItem(rid, _filter_points(catalog.realizations[rid].points(), where)) for rid in selected]
+    items = [BenchItem(rid, catalog.realizations[rid].points_where(where)) for rid in selected]
     t0 = time.monotonic()
     try:
         existing = {d["subject"]: float(d["gbps"]) for d in writer.existing() if d.get("kind") == "ceiling" and d.get("gbps")}

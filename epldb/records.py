@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from epldb.problems import Location
@@ -170,6 +171,19 @@ class Realization(Record):
         """Every point of the parameter space (the cross product), in declaration order."""
         names = list(self.params)
         return [dict(zip(names, combo)) for combo in itertools.product(*(self.params[n] for n in names))]
+
+    def points_where(self, where: Mapping[str, Sequence[str]] | None) -> list[dict[str, ParamValue]]:
+        """The points whose value of every parameter in ``where`` is one of its accepted values,
+        compared as strings (as a command line gives them: ``--where group=256,512``)."""
+        return filter_points(self.points(), where)
+
+
+def filter_points(points: list[dict[str, ParamValue]],
+                  where: Mapping[str, Sequence[str]] | None) -> list[dict[str, ParamValue]]:
+    """``points`` narrowed by ``where`` (param -> accepted values as strings); all of them if None."""
+    if not where:
+        return points
+    return [p for p in points if all(str(p.get(k)) in vs for k, vs in where.items())]
 
 
 @dataclass(frozen=True)

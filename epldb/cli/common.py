@@ -50,3 +50,16 @@ def table(rows: list[list[str]], header: list[str]) -> str:
 def summary_counts(problems: list[Problem]) -> str:
     n = {s: sum(p.severity == s for p in problems) for s in ("error", "warning", "notice")}
     return f"{n['error']} error(s), {n['warning']} warning(s), {n['notice']} notice(s)"
+
+
+def parse_where(pairs: list[str] | None) -> dict[str, list[str]] | None:
+    """``--where PARAM=V1,V2`` options (repeatable) as param -> accepted values (strings)."""
+    if not pairs:
+        return None
+    out: dict[str, list[str]] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"--where expects PARAM=V1,V2,... (got {pair!r})")
+        k, v = pair.split("=", 1)
+        out.setdefault(k.strip(), []).extend(x.strip() for x in v.split(",") if x.strip())
+    return out

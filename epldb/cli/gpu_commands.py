@@ -6,19 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from epldb.cli.common import UsageError, load_catalog
-
-
-def _where(pairs: list[str] | None) -> dict[str, list[str]] | None:
-    if not pairs:
-        return None
-    out: dict[str, list[str]] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise UsageError(f"--where expects PARAM=V1,V2,... (got {pair!r})")
-        k, v = pair.split("=", 1)
-        out.setdefault(k.strip(), []).extend(x.strip() for x in v.split(",") if x.strip())
-    return out
+from epldb.cli.common import load_catalog, parse_where
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -46,7 +34,7 @@ def verify(args: argparse.Namespace) -> int:
     from epldb.measure import verify_command
 
     cat = load_catalog(args, lint=False)
-    return verify_command(cat, args.ids, out_dir=args.out, resume=args.resume, where=_where(args.where),
+    return verify_command(cat, args.ids, out_dir=args.out, resume=args.resume, where=parse_where(args.where),
                           max_n=args.max_n)
 
 
@@ -54,5 +42,5 @@ def bench(args: argparse.Namespace) -> int:
     from epldb.measure import bench_command
 
     cat = load_catalog(args, lint=False)
-    return bench_command(cat, args.ids, args.quick, args.out, args.resume, where=_where(args.where),
+    return bench_command(cat, args.ids, args.quick, args.out, args.resume, where=parse_where(args.where),
                          peers=not args.no_peers)

@@ -47,6 +47,21 @@ def split_functions(text: str) -> dict[str, list[str]]:
     return out
 
 
+def listings(text: str) -> dict[str, list[str]]:
+    """Each function's instructions as nvdisasm prints them (operands included, addresses and
+    encodings dropped), in program order: what `epldb compile --sass` shows."""
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if m := _SECTION.match(line):
+            current = out.setdefault(m.group(1), [])
+        elif current is not None and _INSTR.match(line):
+            code = line.split("*/", 1)[1]  # after the address comment
+            code = code.split("/*", 1)[0].strip()  # before the encoding comment
+            current.append(code)
+    return out
+
+
 def histograms(text: str) -> dict[str, FunctionSass]:
     """Per-function opcode and variant histograms of nvdisasm's text."""
     out: dict[str, FunctionSass] = {}

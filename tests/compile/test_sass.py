@@ -6,7 +6,7 @@ import pytest
 
 from compile_fixtures import make_realization
 from epldb.compile import compile_realization
-from epldb.compile.sass import disassemble, histograms, memory_width, opcode, split_functions, widths
+from epldb.compile.sass import disassemble, histograms, listings, memory_width, opcode, split_functions, widths
 
 LISTING = """\
 	.target	sm_90a
@@ -38,6 +38,16 @@ def test_split_and_histogram_of_a_listing():
     assert h.variants["SHFL.DOWN"] == 1 and h.variants["SHFL.BFLY"] == 1  # predicate stripped
     other = histograms(LISTING)["_Z1kILi128EfEvPKT0_Pfi"]
     assert widths(other.variants, "LDG") == {16: 1, 128: 1}
+
+
+def test_listings_keep_operands_and_predicates_and_drop_addresses_and_encodings():
+    code = listings(LISTING + "        /*0020*/                   STG.E.128 desc[UR6][R12.64], R4 ;  /* 0x000000040c007986 */\n")
+    assert list(code) == ["_Z1kILi256EfEvPKT0_Pfi", "_Z1kILi128EfEvPKT0_Pfi"]
+    first = code["_Z1kILi256EfEvPKT0_Pfi"]
+    assert first[0] == "LDG.E R2, desc[UR6][R2.64] ;"
+    assert "@P0 SHFL.BFLY PT, R5, R2, 0x1, 0x1f ;" in first
+    assert len(first) == len(split_functions(LISTING)["_Z1kILi256EfEvPKT0_Pfi"])  # labels are not instructions
+    assert code["_Z1kILi128EfEvPKT0_Pfi"][-1] == "STG.E.128 desc[UR6][R12.64], R4 ;"
 
 
 def test_opcode_and_width():
