@@ -87,8 +87,6 @@ def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] |
     return [r.id for r in catalog.realizations.values() if get_contract(catalog.contract_name_of(r))]
 
 
-
-
 def _open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: str | None,
                  command: str, out: IO[str]) -> EvidenceWriter | None:
     from epldb.evidence import collect_environment

@@ -7,9 +7,9 @@ every later check (lint, compile claims, evidence freshness) can point at the li
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from epldb.problems import Location
@@ -174,16 +174,9 @@ class Realization(Record):
 
     def points_where(self, where: Mapping[str, Sequence[str]] | None) -> list[dict[str, ParamValue]]:
         """The points whose value of every parameter in ``where`` is one of its accepted values,
-        compared as strings (as a command line gives them: ``--where group=256,512``)."""
-        return filter_points(self.points(), where)
-
-
-def filter_points(points: list[dict[str, ParamValue]],
-                  where: Mapping[str, Sequence[str]] | None) -> list[dict[str, ParamValue]]:
-    """``points`` narrowed by ``where`` (param -> accepted values as strings); all of them if None."""
-    if not where:
-        return points
-    return [p for p in points if all(str(p.get(k)) in vs for k, vs in where.items())]
+        compared as strings (as a command line gives them: ``--where group=256,512``); every point
+        when ``where`` is None."""
+        return [p for p in self.points() if not where or all(str(p.get(k)) in vs for k, vs in where.items())]
 
 
 @dataclass(frozen=True)

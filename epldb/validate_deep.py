@@ -22,7 +22,7 @@ def compile_all(root: Path, jobs: Iterable[tuple[Realization, str]],
 
     work = list(jobs)
     with ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1))) as pool:
-        return list(pool.map(lambda job: compile_realization(root, job[0], job[1], job[0].points_where(where) if where else None), work))
+        return list(pool.map(lambda job: compile_realization(root, job[0], job[1], job[0].points_where(where)), work))
 
 
 def deep_checks(catalog: Catalog) -> list[Problem]:

@@ -86,9 +86,9 @@ def sass_command(root: Path, realizations: list[Realization], args: argparse.Nam
     status, shown = EXIT_OK, 0
     for r in realizations:
         points = r.points_where(where)
+        if not points:
+            continue
         for target in (t for t in r.targets if not args.target or t in args.target):
-            if not points:
-                continue
             build = compile_realization(root, r, target, points)
             if build.cubin is None:
                 print_problems(build.problems, sys.stderr)

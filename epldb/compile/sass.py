@@ -17,6 +17,7 @@ import re
 import subprocess
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,31 +36,29 @@ def opcode(mnemonic: str) -> str:
     return mnemonic.split(".", 1)[0]
 
 
-def split_functions(text: str) -> dict[str, list[str]]:
-    """Full mnemonics (predicate stripped) per function, in program order."""
+def _per_function(text: str, take: Callable[[str, re.Match[str]], str]) -> dict[str, list[str]]:
+    """take(line, instruction match) for every instruction of nvdisasm's text, per function, in
+    program order (a function without instructions maps to [])."""
     out: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():
         if m := _SECTION.match(line):
             current = out.setdefault(m.group(1), [])
         elif current is not None and (m := _INSTR.match(line)):
-            current.append(m.group(1).rstrip("."))
+            current.append(take(line, m))
     return out
+
+
+def split_functions(text: str) -> dict[str, list[str]]:
+    """Full mnemonics (predicate stripped) per function, in program order."""
+    return _per_function(text, lambda _, m: m.group(1).rstrip("."))
 
 
 def listings(text: str) -> dict[str, list[str]]:
     """Each function's instructions as nvdisasm prints them (operands included, addresses and
     encodings dropped), in program order: what `epldb compile --sass` shows."""
-    out: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in text.splitlines():
-        if m := _SECTION.match(line):
-            current = out.setdefault(m.group(1), [])
-        elif current is not None and _INSTR.match(line):
-            code = line.split("*/", 1)[1]  # after the address comment
-            code = code.split("/*", 1)[0].strip()  # before the encoding comment
-            current.append(code)
-    return out
+    # after the address comment, before the encoding comment
+    return _per_function(text, lambda line, _: line.split("*/", 1)[1].split("/*", 1)[0].strip())
 
 
 def histograms(text: str) -> dict[str, FunctionSass]:
