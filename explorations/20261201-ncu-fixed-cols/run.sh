@@ -18,7 +18,7 @@ M=$M,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_iss
 M=$M,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_drain_per_warp_active.pct
 M=$M,smsp__warp_issue_stalled_membar_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct
 M=$M,smsp__warp_issue_stalled_no_instruction_per_warp_active.pct,smsp__warp_issue_stalled_wait_per_warp_active.pct
-M=$M,sm__ctas_launched.sum,smsp__maximum_warps_avail_per_scheduler
+M=$M,sm__ctas_launched.sum
 ncu --clock-control none --nvtx --nvtx-include prof/ --metrics "$M" --csv \
   python3 $HERE/probe.py > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
 tail -3 "$OUT/ncu.err"
