@@ -44,14 +44,17 @@ __host__ __device__ constexpr int row_vectors_per_lane(int cols, int g) {
   return ceil_div(cols, g * Vec16<T>::N);
 }
 
+// A policy's stats(row, begin, n, ...) folds row[begin, begin + n), this group's segment of the row
+// that starts at `row` (all of it for RowLanes, a block's slice for RowCluster), and all-reduces over
+// every thread of the row, so the constants are the whole row's.
 struct RmsNormStreamed {
   using Op = RmsNormRow;
   Op op;
   template <int LANES, int UNROLL, int COLS, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, int begin, int n, int lane, bool vector_path,
                                            Group& group, int cols) const {
     RowSquaredDeviationVisitor<UNROLL, T> squares(0.0f);
-    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast, COLS>(seg, n, lane, vector_path, squares);
+    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast, COLS>(row + begin, n, lane, vector_path, squares);
     return op.of_sum_squares(group.all_reduce(squares.acc, Sum{}), cols);
   }
 };
@@ -60,30 +63,36 @@ struct LogSoftmaxStreamed {
   using Op = LogSoftmaxRow;
   Op op;
   template <int LANES, int UNROLL, int COLS, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, int begin, int n, int lane, bool vector_path,
                                            Group& group, int) const {
-    return Op::of_state(
-        group.all_reduce(fold_row_softmax_state<LANES, UNROLL, L1Evict::kEvictLast, COLS>(seg, n, lane, vector_path), MergeSoftmaxState{}));
+    return Op::of_state(group.all_reduce(
+        fold_row_softmax_state<LANES, UNROLL, L1Evict::kEvictLast, COLS>(row + begin, n, lane, vector_path),
+        MergeSoftmaxState{}));
   }
 };
 
+// The Welford states of every segment are shifted by the same pivot, the row's first element, so
+// Chan's merge of a cluster's slices combines like quantities.
 struct LayerNormWelford {
   using Op = LayerNormRow<LayerNormChan>;
   Op op;
   template <int LANES, int UNROLL, int COLS, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__ seg, int n, int lane, bool vector_path,
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, int begin, int n, int lane, bool vector_path,
                                            Group& group, int) const {
-    const float pivot = to_float(seg[0]);  // the row's first element (every thread's seg is a row, cols >= 1)
+    const float pivot = to_float(row[0]);  // every group's row pointer is a row (cols >= 1)
     RowWelfordVisitor<UNROLL, T> w(pivot);
-    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast, COLS>(seg, n, lane, vector_path, w);
+    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast, COLS>(row + begin, n, lane, vector_path, w);
     const WelfordState s = group.all_reduce(w.state, ChanMerge{});
     return op.of_moments(s.mean + pivot, div_by_count(s.m2, s.count));
   }
 };
 
-// The body: Group::LANES threads per row (RowLanes<BLOCK, G>), one row per group, any length.
-// Stats: a policy above. x, y: rows x cols, row-major; p0, p1: cols each (or null), as the Op reads
-// them. Launch: blockDim.x == BLOCK, gridDim.x == ceil_div(rows, Group::ROWS_PER_BLOCK); cols >= 1.
+// The body: one row per group of Group::LANES threads, any length. Group: RowLanes<BLOCK, G> (G
+// threads fold the whole row) or RowCluster<CLUSTER, BLOCK> (each block of the row's cluster folds and
+// rewrites its slice; the all-reduce spans the cluster, so a block rereads only its slice, soon after
+// reading it). Stats: a policy above. x, y: rows x cols, row-major; p0, p1: cols each (or null), as
+// the Op reads them. Launch: blockDim.x == BLOCK; gridDim.x == ceil_div(rows, Group::ROWS_PER_BLOCK)
+// for RowLanes, rows * CLUSTER for RowCluster; cols >= 1.
 // Cost per element: two loads (the second from L1 or L2) and one store; per row one all-reduce.
 // L1 eviction priorities on the row's 16-byte loads: the first read evict_last (kept for the
 // reread), the reread evict_first (its last use); the parameters' loads carry none. A row longer
@@ -91,8 +100,9 @@ struct LayerNormWelford {
 // the reread reaches them (explorations/20261130-reread-l1-hints: +12-22% at fp32 64 Ki).
 // PATH as for rows_in_registers (resident.cuh): kVectorPath may assume row_arrays_vector_aligned and
 // compiles the 16-byte path alone, kScalarPath the element path alone, kAnyPath both (tested at run time).
-// COLS > 0: a kernel compiled for rows of exactly COLS columns (cols is COLS; UNROLL =
-// row_vectors_per_lane<T>(COLS, Group::LANES)): each pass one round, no loop, on the vector path.
+// COLS > 0 (RowLanes only: the segment is the row): a kernel compiled for rows of exactly COLS
+// columns (cols is COLS; UNROLL = row_vectors_per_lane<T>(COLS, Group::LANES)): each pass one round,
+// no loop, on the vector path.
 template <typename Group, int UNROLL, RowPath PATH, int COLS = 0, typename T, typename Stats>
 __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
                                             const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
@@ -102,14 +112,16 @@ __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x
   const bool has_row = row < rows;
   const int lane = group.lane();
   const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
+  const RowSegment seg = group.template segment<T>(cols);
   const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols);
   // Groups past the last row fold nothing but still take part in the all-reduce.
-  const auto constants = stats.template stats<Group::LANES, UNROLL, COLS>(x + base, has_row ? cols : 0, lane,
-                                                                    vector_path, group, cols);
+  const auto constants = stats.template stats<Group::LANES, UNROLL, COLS>(x + base, seg.begin, has_row ? seg.n : 0,
+                                                                    lane, vector_path, group, cols);
   if (!has_row) return;
   const auto op = stats.op;
+  const size_t at = base + static_cast<size_t>(seg.begin);
   rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, L1Evict::kEvictFirst, COLS>(
-      x + base, p0, p1, y + base, cols, lane, vector_path,
+      x + at, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + at, seg.n, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }
 

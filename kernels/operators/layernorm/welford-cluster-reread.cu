@@ -1,0 +1,32 @@
+// Record:       layernorm/welford-cluster-reread (catalog/realizations/layernorm/welford-cluster-reread.yaml)
+// Contract:     row-layernorm — y[r, j] = (x[r, j] - mean[r]) * rsqrt(var[r] + eps) * weight[j] + bias[j]
+//               in T, population variance.
+// Phases:       a cluster of CLUSTER blocks of BLOCK threads per row (compile-time __cluster_dims__),
+//               block rank k owning slice k (ceil_div(cols, CLUSTER) rounded up to 16-byte vectors):
+//               1. every thread folds every BLOCK-th 16-byte vector of its slice into a Welford state
+//                  of x - x[r, 0] (the row's first element in every block, so the slices' states
+//                  share one shift), UNROLL loads in flight (element loads if an array is unaligned);
+//               2. the (count, mean, M2) states all-reduced by Chan's merge over the block (warp
+//                  butterflies, one __syncthreads), then over the CLUSTER blocks through distributed
+//                  shared memory (2 cluster barriers);
+//               3. the same threads reread their slice (from L1/L2) and store
+//                  (x - mean) * rstd * weight + bias, 16 bytes per store.
+// Traffic:      reads sizeof(T) bytes per element twice (the second from L1/L2), writes them once;
+//               the slice's weight and bias once per row from L1/L2.
+// Shared mem:   16 * BLOCK / 32 + 16 bytes static.
+// Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and load path).
+// Registers:    __launch_bounds__ for SM_THREADS threads per SM (1024: up to 64 a thread; 2048: 32).
+// Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
+//               cols >= 1; gridDim.x == rows * CLUSTER; x and y do not overlap.
+#include <epl/row/reread.cuh>
+
+template <int CLUSTER, int BLOCK, int UNROLL, int SM_THREADS, typename T, epl::RowPath PATH>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, epl::row_reread_min_blocks(SM_THREADS, BLOCK))
+layernorm_welford_cluster_reread(const T* __restrict__ x,       // rows x cols, row-major
+                                 const T* __restrict__ weight,  // cols
+                                 const T* __restrict__ bias,    // cols
+                                 T* __restrict__ y,             // rows x cols
+                                 int rows, int cols, float eps) {
+  using Group = epl::RowCluster<CLUSTER, BLOCK>;
+  epl::rows_reread<Group, UNROLL, PATH>(epl::LayerNormWelford{{eps}}, x, weight, bias, y, rows, cols);
+}
