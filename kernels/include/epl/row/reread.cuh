@@ -15,7 +15,8 @@
 // of its epl/row/ops.cuh operator, whose apply writes every element in rewrite_row_segment
 // (rewrite.cuh): the per-element expression is the register realizations', unchanged.
 //   RmsNormStreamed        sum x^2 (the squared-deviation visitor about 0: x - 0 is exact).
-//   LogSoftmaxStreamed     the online (m, l) fold of online-max-accumulation.
+//   LogSoftmaxStreamed     the online (m, l) fold of online-max-accumulation (SoftmaxStreamed:
+//                          the same fold, written as softmax).
 //   LayerNormWelford       Welford/Chan of x - x[0] (mergeable-statistics/welford-chan with its
 //                          shift: exact centring on the row's first element, then (count, mean, M2)).
 #pragma once
@@ -24,6 +25,7 @@
 #include "moments.cuh"
 #include "ops.cuh"
 #include "rewrite.cuh"
+#include "softmax.cuh"
 #include "softmax_state.cuh"
 
 namespace epl {
@@ -44,44 +46,49 @@ __host__ __device__ constexpr int row_vectors_per_lane(int cols, int g) {
   return ceil_div(cols, g * Vec16<T>::N);
 }
 
-// A policy's stats(row, begin, n, ...) folds row[begin, begin + n), this group's segment of the row
-// that starts at `row` (all of it for RowLanes, a block's slice for RowCluster), and all-reduces over
-// every thread of the row, so the constants are the whole row's.
+// A policy's stats<..., HINT>(row, seg, n, ...) folds seg[0, n), this group's segment of the row
+// that starts at `row` in global memory (all of it for RowLanes, a block's slice for RowCluster;
+// seg points into the row, or at the segment staged in shared memory, HINT kShared), and
+// all-reduces over every thread of the row, so the constants are the whole row's.
 struct RmsNormStreamed {
   using Op = RmsNormRow;
   Op op;
-  template <int LANES, int UNROLL, int COLS, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, int begin, int n, int lane, bool vector_path,
-                                           Group& group, int cols) const {
+  template <int LANES, int UNROLL, int COLS, L1Evict HINT, typename T, typename Group>
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
+                                           bool vector_path, Group& group, int cols) const {
     RowSquaredDeviationVisitor<UNROLL, T> squares(0.0f);
-    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast, COLS>(row + begin, n, lane, vector_path, squares);
+    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, squares);
     return op.of_sum_squares(group.all_reduce(squares.acc, Sum{}), cols);
   }
 };
 
-struct LogSoftmaxStreamed {
-  using Op = LogSoftmaxRow;
+// The online (m, l) fold, for any Op whose row constants come from the merged state (of_state):
+// log-softmax (LogSoftmaxRow) and softmax (SoftmaxStreamRow, epl/row/softmax.cuh).
+template <typename RowOp>
+struct OnlineSoftmaxStreamed {
+  using Op = RowOp;
   Op op;
-  template <int LANES, int UNROLL, int COLS, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, int begin, int n, int lane, bool vector_path,
-                                           Group& group, int) const {
-    return Op::of_state(group.all_reduce(
-        fold_row_softmax_state<LANES, UNROLL, L1Evict::kEvictLast, COLS>(row + begin, n, lane, vector_path),
-        MergeSoftmaxState{}));
+  template <int LANES, int UNROLL, int COLS, L1Evict HINT, typename T, typename Group>
+  __device__ __forceinline__ typename Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n,
+                                                    int lane, bool vector_path, Group& group, int) const {
+    return Op::of_state(group.all_reduce(fold_row_softmax_state<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path),
+                                         MergeSoftmaxState{}));
   }
 };
+using LogSoftmaxStreamed = OnlineSoftmaxStreamed<LogSoftmaxRow>;
+using SoftmaxStreamed = OnlineSoftmaxStreamed<SoftmaxStreamRow>;
 
 // The Welford states of every segment are shifted by the same pivot, the row's first element, so
 // Chan's merge of a cluster's slices combines like quantities.
 struct LayerNormWelford {
   using Op = LayerNormRow<LayerNormChan>;
   Op op;
-  template <int LANES, int UNROLL, int COLS, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, int begin, int n, int lane, bool vector_path,
-                                           Group& group, int) const {
+  template <int LANES, int UNROLL, int COLS, L1Evict HINT, typename T, typename Group>
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
+                                           bool vector_path, Group& group, int) const {
     const float pivot = to_float(row[0]);  // every group's row pointer is a row (cols >= 1)
     RowWelfordVisitor<UNROLL, T> w(pivot);
-    visit_row_segment<LANES, UNROLL, L1Evict::kEvictLast, COLS>(row + begin, n, lane, vector_path, w);
+    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, w);
     const WelfordState s = group.all_reduce(w.state, ChanMerge{});
     return op.of_moments(s.mean + pivot, div_by_count(s.m2, s.count));
   }
@@ -115,8 +122,8 @@ __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x
   const RowSegment seg = group.template segment<T>(cols);
   const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols);
   // Groups past the last row fold nothing but still take part in the all-reduce.
-  const auto constants = stats.template stats<Group::LANES, UNROLL, COLS>(x + base, seg.begin, has_row ? seg.n : 0,
-                                                                    lane, vector_path, group, cols);
+  const auto constants = stats.template stats<Group::LANES, UNROLL, COLS, L1Evict::kEvictLast>(
+      x + base, x + base + seg.begin, has_row ? seg.n : 0, lane, vector_path, group, cols);
   if (!has_row) return;
   const auto op = stats.op;
   const size_t at = base + static_cast<size_t>(seg.begin);

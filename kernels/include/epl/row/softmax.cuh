@@ -25,15 +25,30 @@ __device__ __forceinline__ bool rows_are_vector_aligned(const T* x, const T* y, 
   return rows_are_vector_aligned(x, cols) && (reinterpret_cast<size_t>(y) & 15) == 0;
 }
 
+// y = exp(x - shift) * (1 / l) from a row's merged (m, l), for a row that is not held in registers
+// (SoftmaxRow in ops.cuh rescales the exponentials its registers already hold; here every element
+// is read again and gets its exponential at the store).
+struct SoftmaxStreamRow {
+  static constexpr int kParams = 0;
+  struct Row {
+    float shift, inv_l;
+  };
+  __device__ __forceinline__ static Row of_state(const SoftmaxState& s) {
+    return Row{softmax_shift(s.m), softmax_inv_l(s.l)};
+  }
+  __device__ __forceinline__ float apply(float x, const Row& r, float, float) const { return __expf(x - r.shift) * r.inv_l; }
+};
+
 // The normalize pass over a row segment that is NOT held in registers: rewrite_row_segment rereads
 // the vectors the fold read (from L2 while the row stayed there) and writes exp(x - shift) / l as
 // T. Cost: one more read and one write of the segment.
 template <int LANES, int UNROLL, typename T>
 __device__ __forceinline__ void write_row_softmax(const T* __restrict__ seg, T* __restrict__ out, int n, int lane,
                                                   bool vector_path, float shift, float inv_l) {
+  const SoftmaxStreamRow op;
+  const SoftmaxStreamRow::Row r{shift, inv_l};
   rewrite_row_segment<LANES, UNROLL, 0>(seg, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), out, n,
-                                        lane, vector_path,
-                                        [shift, inv_l](float x, float, float) { return __expf(x - shift) * inv_l; });
+                                        lane, vector_path, [op, r](float x, float, float) { return op.apply(x, r, 0.0f, 0.0f); });
 }
 
 // Body of a kernel with one row per block, any length: thread t folds every BLOCK-th vector online

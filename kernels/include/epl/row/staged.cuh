@@ -1,0 +1,83 @@
+// epl/row/staged.cuh — row-in, row-out operators that stage their row (or a cluster block's slice of
+// it) in shared memory: one read from global memory by bulk copies, then the statistics fold and
+// the rewrite both read shared memory.
+//
+// Records: catalog/realizations/{softmax/online-staged,log-softmax/online-staged,rmsnorm/staged,
+//          layernorm/welford-staged}.yaml
+//
+// Why it exists beside epl/row/resident.cuh and epl/row/reread.cuh: a row held in registers costs a
+// register per element, so a long row leaves one block per SM and ptxas little room; a row streamed
+// twice reads it twice, the second time from L2 only while the rows in flight fit there. Staged, the
+// row costs shared memory instead (up to 227 KiB a block on sm_90: 56 Ki float32 or 113 Ki bfloat16
+// elements; a cluster of CLUSTER blocks stages CLUSTER times that), global memory is read once, and
+// the copy engine keeps the whole segment in flight at once, with no registers to hold it.
+//
+// The statistics and the rewrite are reread.cuh's policies and rewrite.cuh's pass, unchanged, with
+// the segment pointer in shared memory (L1Evict::kShared: plain loads).
+#pragma once
+
+#include "../block/stage_bulk.cuh"
+#include "reread.cuh"
+
+namespace epl {
+
+// Shared memory per block of the staged bodies: the group's segment, whole 16-byte vectors of T
+// (RowCluster::segment's slice; the row itself for a one-block group), passed as the launch's
+// dynamic shared memory.
+template <typename T>
+__host__ __device__ constexpr int row_staged_bytes(int cols, int cluster) {
+  return ceil_div(ceil_div(cols, cluster), Vec16<T>::N) * Vec16<T>::N * static_cast<int>(sizeof(T));
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+
+// Who stages a row: a block (CLUSTER 1) or a cluster of CLUSTER blocks, a slice each.
+template <int CLUSTER, int BLOCK>
+struct RowStagers {
+  using Group = RowCluster<CLUSTER, BLOCK>;
+};
+template <int BLOCK>
+struct RowStagers<1, BLOCK> {
+  using Group = RowLanes<BLOCK, BLOCK>;
+};
+
+// The body: one row per Group, Group::ROWS_PER_BLOCK == 1: RowLanes<BLOCK, BLOCK> (a block per row)
+// or RowCluster<CLUSTER, BLOCK> (a cluster per row, a slice per block). Stats: a policy of
+// reread.cuh. x, y: rows x cols, row-major; p0, p1: cols each (or null), as the Op reads them.
+// Launch: blockDim.x == BLOCK, gridDim.x == rows (RowLanes) or rows * CLUSTER (RowCluster), dynamic
+// shared memory >= row_staged_bytes<T>(cols, CLUSTER); cols >= 1.
+// Vector path (PATH as for rows_in_registers): the segment arrives by bulk copies (stage_bulk); the
+// element path (an array not 16-byte aligned) copies it element by element through registers.
+// Cost per element: one global load, two shared loads, one global store; per row one all-reduce.
+template <typename Group, int UNROLL, RowPath PATH, typename T, typename Stats>
+__device__ __forceinline__ void rows_staged(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
+                                            const T* __restrict__ p1, T* __restrict__ y, int cols) {
+  static_assert(Group::ROWS_PER_BLOCK == 1, "a staged row (or slice) needs the whole block");
+  extern __shared__ __align__(16) unsigned char row_stage[];
+  __shared__ typename Group::TempStorage temp;
+  __shared__ BulkBarrier landed;
+  Group group(temp);
+  T* stage = reinterpret_cast<T*>(row_stage);
+  const int lane = group.lane();
+  const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
+  const RowSegment seg = group.template segment<T>(cols);
+  const size_t base = static_cast<size_t>(group.row()) * static_cast<size_t>(cols);
+  const T* src = x + base + seg.begin;
+  if (vector_path) {
+    stage_bulk(stage, src, static_cast<unsigned>(seg.n) * sizeof(T), landed);
+  } else {
+    for (int j = lane; j < seg.n; j += Group::LANES) stage[j] = src[j];
+    __syncthreads();
+  }
+  const auto constants =
+      stats.template stats<Group::LANES, UNROLL, 0, L1Evict::kShared>(x + base, stage, seg.n, lane, vector_path, group, cols);
+  const auto op = stats.op;
+  const size_t at = base + static_cast<size_t>(seg.begin);
+  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, L1Evict::kShared>(
+      stage, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + at, seg.n, lane, vector_path,
+      [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
+}
+
+#endif  // __CUDA_ARCH__ >= 900
+
+}  // namespace epl

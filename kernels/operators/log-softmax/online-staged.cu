@@ -1,0 +1,26 @@
+// Record:       log-softmax/online-staged (catalog/realizations/log-softmax/online-staged.yaml)
+// Contract:     row-log-softmax — y[r, j] = x[r, j] - max_j x[r, j] - log(sum_j exp(x[r, j] - max)) in T.
+// Phases:       a block per row (CLUSTER 1) or a cluster of CLUSTER blocks per row, block rank k
+//               owning slice k (ceil_div(cols, CLUSTER) rounded up to 16-byte vectors):
+//               1. the block's segment staged in shared memory by bulk copies (cp.async.bulk);
+//               2. every thread folds every BLOCK-th 16-byte vector of it into an online (m, l);
+//               3. the states all-reduced over the block, then the cluster (distributed shared memory);
+//               4. the same threads reread their vectors from shared memory and store
+//                  (x - m) - log l, 16 bytes per store.
+// Traffic:      reads and writes sizeof(T) bytes per element of global memory once.
+// Shared mem:   row_staged_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 24 bytes static.
+// Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and path).
+// Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
+//               cols >= 1, the segment at most 227 KiB; gridDim.x == rows * CLUSTER; x finite or
+//               -inf; x and y do not overlap.
+#include <epl/row/staged.cuh>
+
+template <int CLUSTER, int BLOCK, int UNROLL, typename T, epl::RowPath PATH>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
+log_softmax_online_staged(const T* __restrict__ x,  // rows x cols, row-major
+                          T* __restrict__ y,        // rows x cols
+                          int cols) {
+  using Group = typename epl::RowStagers<CLUSTER, BLOCK>::Group;
+  epl::rows_staged<Group, UNROLL, PATH>(epl::LogSoftmaxStreamed{}, x, static_cast<const T*>(nullptr),
+                                        static_cast<const T*>(nullptr), y, cols);
+}

@@ -1,0 +1,27 @@
+// Record:       rmsnorm/staged (catalog/realizations/rmsnorm/staged.yaml)
+// Contract:     row-rmsnorm — y[r, j] = x[r, j] * rsqrt(mean_j x[r, j]^2 + eps) * weight[j] in T.
+// Phases:       a block per row (CLUSTER 1) or a cluster of CLUSTER blocks per row, block rank k
+//               owning slice k (ceil_div(cols, CLUSTER) rounded up to 16-byte vectors):
+//               1. the block's segment staged in shared memory by bulk copies (cp.async.bulk);
+//               2. every thread folds the squares of every BLOCK-th 16-byte vector of it;
+//               3. the sum all-reduced over the block, then the cluster (distributed shared memory);
+//               4. the same threads reread their vectors from shared memory and store
+//                  x * rstd * weight, 16 bytes per store.
+// Traffic:      reads and writes sizeof(T) bytes per element of global memory once; the weight
+//               slice once per row from L1/L2.
+// Shared mem:   row_staged_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 24 bytes static.
+// Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and path).
+// Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
+//               cols >= 1, the segment at most 227 KiB; gridDim.x == rows * CLUSTER; x and y do
+//               not overlap.
+#include <epl/row/staged.cuh>
+
+template <int CLUSTER, int BLOCK, int UNROLL, typename T, epl::RowPath PATH>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
+rmsnorm_staged(const T* __restrict__ x,       // rows x cols, row-major
+               const T* __restrict__ weight,  // cols
+               T* __restrict__ y,             // rows x cols
+               int cols, float eps) {
+  using Group = typename epl::RowStagers<CLUSTER, BLOCK>::Group;
+  epl::rows_staged<Group, UNROLL, PATH>(epl::RmsNormStreamed{{eps}}, x, weight, static_cast<const T*>(nullptr), y, cols);
+}
