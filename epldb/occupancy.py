@@ -4,7 +4,9 @@ compile-time cluster width.
 
 A persistent grid (blocks that loop over the work) and a grid of clusters that wait on each other
 are only what their records say when every block is resident at once; a launch step's ``resident``
-claim is checked with :func:`resident_blocks` on the GPU. Importing this module loads nothing.
+claim is checked with :func:`resident_blocks` on the GPU. :func:`allow_dynamic_shared` lifts a
+kernel's dynamic shared memory limit past the default 48 KiB, which CuPy's Function (unlike its
+RawKernel) has no property for. Importing this module loads nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 _ATTR_REQUIRED_CLUSTER_WIDTH = 11
 _ATTR_REQUIRED_CLUSTER_HEIGHT = 12
 _ATTR_REQUIRED_CLUSTER_DEPTH = 13
+_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
 
 class _LaunchConfig(ctypes.Structure):
@@ -63,6 +66,13 @@ def cluster_shape(function: Any) -> tuple[int, int, int]:
         _check(_driver().cuFuncGetAttribute(ctypes.byref(value), attr, _handle(function)), "cuFuncGetAttribute")
         dims.append(max(1, value.value))
     return dims[0], dims[1], dims[2]
+
+
+def allow_dynamic_shared(function: Any, shared_bytes: int) -> None:
+    """Let ``function`` launch with ``shared_bytes`` of dynamic shared memory (the opt-in above
+    48 KiB; the driver refuses more than the device's per-block maximum)."""
+    _check(_driver().cuFuncSetAttribute(_handle(function), _ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        ctypes.c_int(shared_bytes)), "cuFuncSetAttribute")
 
 
 @dataclass(frozen=True)

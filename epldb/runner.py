@@ -21,6 +21,7 @@ from epldb.contracts import Contract, get_contract
 from epldb.contracts.dtypes import STORAGE, poison_pattern, storage_dtype
 from epldb.launch.domain import in_domain, outside_domain
 from epldb.launch import ArrayArg, LaunchLimits, ResolvedPlan, contract_arrays, plan_env, resolve_plan
+from epldb.occupancy import allow_dynamic_shared
 from epldb.problems import Problem
 from epldb.records import ParamValue, Realization
 
@@ -326,7 +327,7 @@ class Launcher:
             if fallback is not None and not all_aligned(pool[a.name] for a in step.args if isinstance(a, ArrayArg)):
                 fn = fallback
             if step.shared_bytes > 48 * 1024:
-                fn.max_dynamic_shared_size_bytes = step.shared_bytes
+                allow_dynamic_shared(fn, step.shared_bytes)
             calls.append((fn, step.grid, step.block, args, step.shared_bytes))
         zeroed = [scratch[s.name] for s in self.plan.scratch if s.zero]
 
