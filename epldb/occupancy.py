@@ -6,7 +6,8 @@ A persistent grid (blocks that loop over the work) and a grid of clusters that w
 are only what their records say when every block is resident at once; a launch step's ``resident``
 claim is checked with :func:`resident_blocks` on the GPU. :func:`allow_dynamic_shared` lifts a
 kernel's dynamic shared memory limit past the default 48 KiB, which CuPy's Function (unlike its
-RawKernel) has no property for. Importing this module loads nothing.
+RawKernel) has no property for, and :func:`allow_cluster_shape` opts a kernel compiled for a
+cluster of more than 8 blocks into the non-portable sizes. Importing this module loads nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ _ATTR_REQUIRED_CLUSTER_WIDTH = 11
 _ATTR_REQUIRED_CLUSTER_HEIGHT = 12
 _ATTR_REQUIRED_CLUSTER_DEPTH = 13
 _ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+_ATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
+# Blocks per cluster every sm_90 device places; up to 16 on the H100/H200 with the opt-in.
+PORTABLE_CLUSTER_BLOCKS = 8
 
 
 class _LaunchConfig(ctypes.Structure):
@@ -73,6 +77,15 @@ def allow_dynamic_shared(function: Any, shared_bytes: int) -> None:
     48 KiB; the driver refuses more than the device's per-block maximum)."""
     _check(_driver().cuFuncSetAttribute(_handle(function), _ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                         ctypes.c_int(shared_bytes)), "cuFuncSetAttribute")
+
+
+def allow_cluster_shape(function: Any) -> None:
+    """Opt ``function`` into non-portable cluster sizes when its compile-time cluster holds more
+    than :data:`PORTABLE_CLUSTER_BLOCKS` blocks (a launch fails without it); nothing otherwise."""
+    x, y, z = cluster_shape(function)
+    if x * y * z > PORTABLE_CLUSTER_BLOCKS:
+        _check(_driver().cuFuncSetAttribute(_handle(function), _ATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                            ctypes.c_int(1)), "cuFuncSetAttribute")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from epldb.contracts import Contract, get_contract
 from epldb.contracts.dtypes import STORAGE, poison_pattern, storage_dtype
 from epldb.launch.domain import in_domain, outside_domain
 from epldb.launch import ArrayArg, LaunchLimits, ResolvedPlan, contract_arrays, plan_env, resolve_plan
-from epldb.occupancy import allow_dynamic_shared
+from epldb.occupancy import allow_cluster_shape, allow_dynamic_shared
 from epldb.problems import Problem
 from epldb.records import ParamValue, Realization
 
@@ -181,7 +181,9 @@ class LoadedRealization:
         if eb is None:
             raise RunError("compile-error", f"the build has no entry '{entry}' at point {dict(point)}")
         if eb.lowered_name not in self.functions:
-            self.functions[eb.lowered_name] = self.module.get_function(eb.lowered_name)
+            fn = self.module.get_function(eb.lowered_name)
+            allow_cluster_shape(fn)
+            self.functions[eb.lowered_name] = fn
         return self.functions[eb.lowered_name]
 
     @property

@@ -14,9 +14,9 @@
 //               bias slices once per row from L1/L2.
 // Shared mem:   row_staged_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 24 bytes static.
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and path).
-// Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
-//               cols >= 1, the segment at most 227 KiB; gridDim.x == rows * CLUSTER; x and y do
-//               not overlap.
+// Constraints:  sm_90 or later; CLUSTER a power of two <= 16 (16: a non-portable size, which the
+//               runner opts into); BLOCK a power of two in [32, 1024]; cols >= 1, the segment at
+//               most 227 KiB; gridDim.x == rows * CLUSTER; x and y do not overlap.
 #include <epl/row/staged.cuh>
 
 template <int CLUSTER, int BLOCK, int UNROLL, typename T, epl::RowPath PATH>
