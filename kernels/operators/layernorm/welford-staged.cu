@@ -25,7 +25,7 @@ layernorm_welford_staged(const T* __restrict__ x,       // rows x cols, row-majo
                          const T* __restrict__ weight,  // cols
                          const T* __restrict__ bias,    // cols
                          T* __restrict__ y,             // rows x cols
-                         int cols, float eps) {
+                         int /*rows: the grid holds them*/, int cols, float eps) {
   using Group = typename epl::RowStagers<CLUSTER, BLOCK>::Group;
   epl::rows_staged<Group, UNROLL, PATH>(epl::LayerNormWelford{{eps}}, x, weight, bias, y, cols);
 }

@@ -21,7 +21,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
 rmsnorm_staged(const T* __restrict__ x,       // rows x cols, row-major
                const T* __restrict__ weight,  // cols
                T* __restrict__ y,             // rows x cols
-               int cols, float eps) {
+               int /*rows: the grid holds them*/, int cols, float eps) {
   using Group = typename epl::RowStagers<CLUSTER, BLOCK>::Group;
   epl::rows_staged<Group, UNROLL, PATH>(epl::RmsNormStreamed{{eps}}, x, weight, static_cast<const T*>(nullptr), y, cols);
 }
