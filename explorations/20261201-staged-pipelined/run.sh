@@ -2,9 +2,9 @@
 # Exploratory (not evidence): the staged rows over a persistent grid with the next row's segment in
 # flight (staged_pipelined.cuh), against softmax/online-staged and rmsnorm/staged in the same run,
 # at the long-row shapes (device tool, carry [".whl"]; one call, about 3 min). The patched tree is a
-# copy: stage_bulk.cuh split into arm / copy / wait (stage_bulk.cuh here), the new header, two
-# kernels and two draft records; verify first (a wrong phase parity hangs, so the call's time limit
-# is the guard), then bench in fp32 and bf16.
+# copy: stage_bulk.cuh's stage_bulk replaced by its three steps, arm / copy / wait
+# (stage_bulk_split.part), the new header, two kernels and two draft records; verify first (a wrong
+# phase parity hangs, so the call's time limit is the guard), then bench in fp32 and bf16.
 set -u
 cd "$(dirname "$0")/../.."
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
@@ -12,7 +12,13 @@ export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
 OUT="${OUT:-/tmp/out}"
 HERE=explorations/20261201-staged-pipelined
 A=/tmp/pipelined; rm -rf $A; mkdir -p $A; cp -r catalog kernels $A/
-cp $HERE/stage_bulk.cuh $A/kernels/include/epl/block/stage_bulk.cuh
+python3 - $A/kernels/include/epl/block/stage_bulk.cuh $HERE/stage_bulk_split.part <<'PY'
+import sys, pathlib
+p = pathlib.Path(sys.argv[1]); s = p.read_text()
+begin = s.index("// Every thread of the block calls it, converged. dst: shared")
+end = s.index("#endif  // __CUDA_ARCH__ >= 900")
+p.write_text(s[:begin] + pathlib.Path(sys.argv[2]).read_text() + s[end:])
+PY
 cp $HERE/staged_pipelined.cuh $A/kernels/include/epl/row/staged_pipelined.cuh
 for op in softmax rmsnorm; do
   cp $HERE/$op-staged-pipelined.cu $A/kernels/operators/$op/staged-pipelined.cu
