@@ -21,7 +21,7 @@ expression, so that callers can point at the field and the character.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Union
 
@@ -299,8 +299,11 @@ def _parse_text(source: str) -> Expr | ExprError:
 
 def evaluate(expr: Expr, env: Mapping[str, object]) -> int | ExprError:
     """The value of ``expr`` with names taken from ``env``; the first error otherwise."""
+    run = _EVALUATORS.get(expr.text)
+    if run is None:  # the text decides the tree, so it keys the closures (a tree hashes node by node)
+        run = _EVALUATORS[expr.text] = _compiled(expr.node)
     try:
-        return _eval(expr.node, env)
+        return run(env)
     except _Fail as fail:
         return fail.error
 
@@ -311,39 +314,72 @@ def _ceil_div(a: int, b: int, col: int, func: str) -> int:
     return -(-a // b)
 
 
-def _eval(node: Node, env: Mapping[str, object]) -> int:
+Evaluator = Callable[[Mapping[str, object]], int]
+_EVALUATORS: dict[str, Evaluator] = {}
+
+
+def _compiled(node: Node) -> Evaluator:
+    """The tree as nested closures, built once per tree: a catalog load evaluates the same few
+    dozen expressions tens of thousands of times, and walking the tree each time (a type test per
+    node) was most of a load's launch-plan lint. Operands evaluate left to right, so the first
+    error is the one reported, as a walk would."""
     if isinstance(node, Num):
-        return node.value
+        value = node.value
+        return lambda env: value
     if isinstance(node, Name):
-        if node.name not in env:
-            known = ", ".join(sorted(env)) or "none"
-            raise _Fail(ExprError(node.col, f"unknown name '{node.name}' (known: {known})"))
-        value = env[node.name]
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _Fail(ExprError(node.col, f"'{node.name}' is {value!r}, not an integer"))
-        return value
+        return _read_name(node)
     if isinstance(node, Neg):
-        return -_eval(node.operand, env)
+        operand = _compiled(node.operand)
+        return lambda env: -operand(env)
     if isinstance(node, BinOp):
-        a = _eval(node.left, env)
-        b = _eval(node.right, env)
-        if node.op == "+":
-            return a + b
-        if node.op == "-":
-            return a - b
-        if node.op == "*":
-            return a * b
+        return _binop(node)
+    return _call(node)
+
+
+def _read_name(node: Name) -> Evaluator:
+    name, col = node.name, node.col
+
+    def read(env: Mapping[str, object]) -> int:
+        if name not in env:
+            known = ", ".join(sorted(env)) or "none"
+            raise _Fail(ExprError(col, f"unknown name '{name}' (known: {known})"))
+        value = env[name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _Fail(ExprError(col, f"'{name}' is {value!r}, not an integer"))
+        return value
+    return read
+
+
+def _binop(node: BinOp) -> Evaluator:
+    left, right, op, col = _compiled(node.left), _compiled(node.right), node.op, node.col
+    if op == "+":
+        return lambda env: left(env) + right(env)
+    if op == "-":
+        return lambda env: left(env) - right(env)
+    if op == "*":
+        return lambda env: left(env) * right(env)
+
+    def divide(env: Mapping[str, object]) -> int:
+        a, b = left(env), right(env)
         if b == 0:
-            raise _Fail(ExprError(node.col, f"division by zero in '{node.op}'"))
-        return a // b if node.op == "//" else a % b
-    # Call
-    values = [_eval(a, env) for a in node.args]
-    if node.func == "min":
-        return min(values)
-    if node.func == "max":
-        return max(values)
-    if node.func == "ceil_div":
-        return _ceil_div(values[0], values[1], node.col, "ceil_div")
-    if node.func == "round_up":
-        return _ceil_div(values[0], values[1], node.col, "round_up") * values[1]
-    raise _Fail(ExprError(node.col, f"unknown function '{node.func}'"))  # unreachable after parse
+            raise _Fail(ExprError(col, f"division by zero in '{op}'"))
+        return a // b if op == "//" else a % b
+    return divide
+
+
+def _call(node: Call) -> Evaluator:
+    args, func, col = tuple(_compiled(a) for a in node.args), node.func, node.col
+    if func == "min":
+        return lambda env: min([a(env) for a in args])
+    if func == "max":
+        return lambda env: max([a(env) for a in args])
+    if func in ("ceil_div", "round_up"):
+        first, second = args
+        scale = func == "round_up"
+
+        def divide_up(env: Mapping[str, object]) -> int:
+            a, b = first(env), second(env)
+            q = _ceil_div(a, b, col, func)
+            return q * b if scale else q
+        return divide_up
+    raise _Fail(ExprError(col, f"unknown function '{func}'"))  # unreachable after parse
