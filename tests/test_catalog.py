@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -58,9 +59,16 @@ def test_every_primitive_says_what_it_relies_on_and_trades(catalog: epldb.Catalo
 
 def test_load_and_validate_take_under_a_second() -> None:
     epldb.load()  # warm imports (jsonschema, yaml) once; the bound is on a load itself
-    start = time.perf_counter()
-    epldb.load()
-    assert time.perf_counter() - start < 1.0
+    # As in a fresh `epldb` process: the collector does not walk what the rest of the test session
+    # holds (every module's catalog), which cost a third of a second here once the session grew.
+    gc.collect()
+    gc.freeze()
+    try:
+        start = time.perf_counter()
+        epldb.load()
+        assert time.perf_counter() - start < 1.0
+    finally:
+        gc.unfreeze()
 
 
 def test_default_root_is_this_repository(catalog: epldb.Catalog) -> None:

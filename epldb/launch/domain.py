@@ -121,8 +121,11 @@ def shapes_for_point(realization: Realization, point: Mapping[str, Any],
     return fitted
 
 
-def check_domain(realization: Realization, contract: "Contract", numbers: set[str]) -> list[Problem]:
-    """Static checks of ``launch.domain`` against the contract (for lint, inside check_plan)."""
+def check_domain(realization: Realization, contract: "Contract", numbers: set[str],
+                 served: Sequence[tuple[Mapping[str, Any], list[dict[str, int]]]] | None = None) -> list[Problem]:
+    """Static checks of ``launch.domain`` against the contract (for lint, inside check_plan).
+    ``served``: each point with its shapes_for_point at the verification shapes, when the caller
+    has them already."""
     problems: list[Problem] = []
 
     def add(path: tuple[str | int, ...], message: str) -> None:
@@ -156,8 +159,9 @@ def check_domain(realization: Realization, contract: "Contract", numbers: set[st
         return problems
     # Every point must have a shape to be verified at: one of the contract's, or one fitted into
     # its domain (shapes_for_point), as verify and measure choose them.
-    unserved = [point for point in realization.points()
-                if not shapes_for_point(realization, point, contract.verify_shapes)]
+    if served is None:
+        served = [(point, shapes_for_point(realization, point, contract.verify_shapes)) for point in realization.points()]
+    unserved = [point for point, shapes in served if not shapes]
     if unserved:
         shown = "; ".join(", ".join(f"{k}={v}" for k, v in point.items()) for point in unserved[:3])
         more = f" and {len(unserved) - 3} more" if len(unserved) > 3 else ""

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from epldb.launch.domain import check_domain, in_domain
+from epldb.launch.domain import check_domain, in_domain, shapes_for_point
 from epldb.launch.expr import Expr, ExprError, evaluate, parse
 from epldb.problems import Problem, json_path
 from epldb.records import Realization
@@ -434,20 +434,21 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
             kind = "scalar" if isinstance(bound, ScalarArg) else "array"
             add(("launch", "steps"), f"contract {kind} '{name}' is passed to no step", "warning")
 
-    domain_problems = check_domain(realization, contract, numbers)
+    # The shapes verify runs each point at (the contract's inside its domain, or fitted into it),
+    # found once for the domain check and the resolution below.
+    served = ([(point, shapes_for_point(realization, point, contract.verify_shapes)) for point in realization.points()]
+              if parsed_ok and realization.params else None)
+    domain_problems = check_domain(realization, contract, numbers, served)
     problems.extend(domain_problems)
     if not parsed_ok or domain_problems or not realization.params:
         return problems
-    # Every point at every verification shape inside its domain must resolve within the (sm_90)
-    # limits; report the first failure per field so one bad expression does not produce a problem
-    # per point.
+    # Every point at every shape verify runs it at must resolve within the (sm_90) limits; report
+    # the first failure per field so one bad expression does not produce a problem per point.
     seen: set[str] = {p.json_path for p in problems}
-    for shape in contract.verify_shapes:
-        for point in realization.points():
-            if contract.required_params and any(p not in point for p in contract.required_params):
-                continue
-            if not in_domain(realization, shape, point):
-                continue
+    for point, shapes in served or []:
+        if contract.required_params and any(p not in point for p in contract.required_params):
+            continue
+        for shape in shapes:
             resolved = resolve_plan(realization, plan_env(shape, point), roles)
             for p in resolved.problems:
                 if p.json_path not in seen:
