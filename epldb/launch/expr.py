@@ -299,12 +299,12 @@ def _parse_text(source: str) -> Expr | ExprError:
 
 def evaluate(expr: Expr, env: Mapping[str, object]) -> int | ExprError:
     """The value of ``expr`` with names taken from ``env``; the first error otherwise."""
-    run = _EVALUATORS.get(expr.text)
-    if run is None:  # the text decides the tree, so it keys the closures (a tree hashes node by node)
-        run = _EVALUATORS[expr.text] = _compiled(expr.node)
     try:
+        run = _EVALUATORS.get(expr.text)
+        if run is None:  # the text decides the tree, so it keys the closures (a tree hashes node by node)
+            run = _EVALUATORS[expr.text] = _compiled(expr.node)
         return run(env)
-    except _Fail as fail:
+    except _Fail as fail:  # building (an unknown function) or running
         return fail.error
 
 
