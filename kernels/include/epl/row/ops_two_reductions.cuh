@@ -9,11 +9,13 @@
 // Sum all-reduce (FADD per step). The state merge of epl/row/ops.cuh (SoftmaxRow) instead puts two
 // exponentials, a select and an FMA into every butterfly step (the rescaling of both sides), plus
 // one exponential per thread for its scale: a longer dependent chain per row, paid while the
-// warp's loads are done and its registers held. Numerics: the same exponentials (x - m exact
-// where it matters, __expf), the row sum in a different order; an all -inf row gives m = -inf,
-// shift 0, l = 0, and the zero (softmax) or -inf (log-softmax) convention as in ops.cuh.
+// warp's loads are done and its registers held. Numerics: x - m exact where it matters, as in
+// ops.cuh, then exp_flush (epl/thread/exp.cuh: __expf's values, results below 2^-126 flushed to 0,
+// three instructions fewer an element); the row sum in a different order; an all -inf row gives
+// m = -inf, shift 0, l = 0, and the zero (softmax) or -inf (log-softmax) convention as in ops.cuh.
 #pragma once
 
+#include "../thread/exp.cuh"
 #include "ops.cuh"
 
 namespace epl {
@@ -23,7 +25,7 @@ template <typename Share, typename Group>
 __device__ __forceinline__ SoftmaxState softmax_two_reductions(Share& share, Group& group) {
   const float m = group.all_reduce(share.reduce([](float v) { return v; }, Max{}), Max{});
   const float shift = softmax_shift(m);
-  share.transform([shift](float v) { return __expf(v - shift); });
+  share.transform([shift](float v) { return exp_flush(v - shift); });
   const float l = group.all_reduce(share.reduce([](float e) { return e; }, Sum{}), Sum{});
   return SoftmaxState{m, l};
 }
@@ -51,7 +53,7 @@ struct LogSoftmaxRowTwoReductions {
   __device__ __forceinline__ Row stats(const Share& share, Group& group, int) const {
     const float m = group.all_reduce(share.reduce([](float v) { return v; }, Max{}), Max{});
     const float shift = softmax_shift(m);
-    const float l = group.all_reduce(share.reduce([shift](float v) { return __expf(v - shift); }, Sum{}), Sum{});
+    const float l = group.all_reduce(share.reduce([shift](float v) { return exp_flush(v - shift); }, Sum{}), Sum{});
     return Row{shift, l > 0.0f ? logf(l) : 0.0f};
   }
   __device__ __forceinline__ float apply(float x, const Row& r, float, float) const { return (x - r.shift) - r.log_l; }
