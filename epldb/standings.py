@@ -8,7 +8,9 @@ contract, problem (the contract's peer parameters: dtype, and op or tile where t
 them) and shape, the newest run that timed both a fresh, passing realization row and a peer row is
 the one compared. The best realization there is the fastest row of any selected realization at any
 point; each peer is set against it. A margin decides nothing while the two timings' p10-p90 ranges
-overlap: the verdict is then ``level``, and ``ahead`` or ``behind`` only when they do not.
+overlap: the verdict is then ``level``, and ``ahead`` or ``behind`` only when they do not. The best
+is also set against the memory roofline of its run: the copy ceiling (bytes read plus written by a
+device-to-device copy) that the same run measured, where it measured one.
 
     rows = standings(catalog, load_evidence(catalog=catalog), ids=["softmax"])
 """
@@ -39,6 +41,10 @@ class Timed:
     p90_ms: float
 
 
+# The lab's memory-roofline bar: a best realization at or above this share of its run's copy ceiling.
+COPY_SHARE = 0.9
+
+
 @dataclass(frozen=True)
 class Standing:
     device: str
@@ -51,9 +57,15 @@ class Standing:
     peer: Timed
     margin: float  # best.gbps / peer.gbps - 1
     verdict: str  # 'ahead' | 'behind' | 'level' (p10-p90 ranges overlap)
+    copy_gbps: float | None = None  # the run's copy ceiling (None: the run measured none)
+
+    @property
+    def of_copy(self) -> float | None:
+        """The best realization's rate as a share of its run's copy ceiling."""
+        return self.best.gbps / self.copy_gbps if self.copy_gbps else None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "of_copy": self.of_copy}
 
 
 def verdict(best: Timed, peer: Timed) -> str:
@@ -110,6 +122,8 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
             continue
         key = (str(row.device), str(row.run), name, canonical_json(params_dict(row.params)), str(row.shape))
         peers.setdefault(key, {})[str(row.subject)] = _timed(row)
+    copy = {(str(r.device), str(r.run)): float(r.gbps)
+            for r in timed[(timed["kind"] == "ceiling") & (timed["subject"] == "ceiling/copy")].itertuples(index=False)}
     # the newest run per (device, contract, problem, shape) with both sides
     newest: dict[tuple[str, str, str, str], str] = {}
     for device, run, name, problem, shape in best:
@@ -124,7 +138,7 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
         dtype = str(named.pop("dtype", ""))
         for subject, p in sorted(peers[key].items()):
             out.append(Standing(device, run, name, dtype, canonical_json(named), shape, b, p,
-                                b.gbps / p.gbps - 1.0, verdict(b, p)))
+                                b.gbps / p.gbps - 1.0, verdict(b, p), copy.get((device, run))))
     out.sort(key=lambda s: (s.device, s.contract, s.dtype, s.problem, _shape_order(s.shape), s.peer.subject))
     return out
 
@@ -146,6 +160,7 @@ class Tally:
     level: int
     behind: int
     at_least_median: int  # best's median rate >= every peer's median rate
+    at_copy_share: int = 0  # best's median rate >= COPY_SHARE x its run's copy ceiling
 
 
 def tally(rows: Sequence[Standing]) -> dict[tuple[str, str, str, str], Tally]:
@@ -155,10 +170,12 @@ def tally(rows: Sequence[Standing]) -> dict[tuple[str, str, str, str], Tally]:
     out: dict[tuple[str, str, str, str], Tally] = {}
     for key, shapes in groups.items():
         counts = {"ahead": 0, "level": 0, "behind": 0}
-        at_least = 0
+        at_least = at_copy = 0
         for vs in shapes.values():
             strongest = max(vs, key=lambda s: s.peer.gbps)
             counts[strongest.verdict] += 1
             at_least += strongest.best.gbps >= strongest.peer.gbps
-        out[key] = Tally(len(shapes), counts["ahead"], counts["level"], counts["behind"], at_least)
+            share = strongest.of_copy
+            at_copy += share is not None and share >= COPY_SHARE
+        out[key] = Tally(len(shapes), counts["ahead"], counts["level"], counts["behind"], at_least, at_copy)
     return out

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def compare(args: argparse.Namespace) -> int:
     from epldb.evidence import load_evidence
     from epldb.site.data import knobs_label, params_label, shape_label
-    from epldb.standings import standings, tally
+    from epldb.standings import COPY_SHARE, standings, tally
 
     cat = load_catalog(args, lint=False)
     _, unknown = cat.select_realizations(args.ids)
@@ -38,14 +38,17 @@ def compare(args: argparse.Namespace) -> int:
         print("no run in the evidence timed both a selected realization and a peer at the same problem")
         return EXIT_OK
     body = [[s.contract, s.dtype, params_label(s.problem), shape_label(s.shape), s.best.subject.split("/", 1)[-1],
-             knobs_label(s.best.params, s.problem), f"{s.best.gbps:.0f}", s.peer.subject.split("/", 1)[-1],
+             knobs_label(s.best.params, s.problem), f"{s.best.gbps:.0f}",
+             "-" if s.of_copy is None else f"{s.of_copy:.2f}", s.peer.subject.split("/", 1)[-1],
              f"{s.peer.gbps:.0f}", f"{100 * s.margin:+.1f}%", s.verdict, s.run] for s in rows]
-    print(table(body, ["contract", "dtype", "problem", "shape", "best", "at", "GB/s", "peer", "GB/s", "margin",
-                       "p10-p90", "run"]))
+    print(table(body, ["contract", "dtype", "problem", "shape", "best", "at", "GB/s", "of copy", "peer", "GB/s",
+                       "margin", "p10-p90", "run"]))
     print()
     summary = [[device, contract, dtype, params_label(problem), str(t.shapes), str(t.at_least_median), str(t.ahead),
-                str(t.level), str(t.behind)]
+                str(t.level), str(t.behind), str(t.at_copy_share)]
                for (device, contract, dtype, problem), t in sorted(tally(rows).items())]
-    print("Against the strongest peer at each shape (medians; ahead/behind only where the p10-p90 ranges part):")
-    print(table(summary, ["device", "contract", "dtype", "problem", "shapes", ">= peer", "ahead", "level", "behind"]))
+    print("Against the strongest peer at each shape (medians; ahead/behind only where the p10-p90 ranges part),")
+    print(f"and against the run's copy ceiling (the best's median at or above {COPY_SHARE:.0%} of it):")
+    print(table(summary, ["device", "contract", "dtype", "problem", "shapes", ">= peer", "ahead", "level", "behind",
+                          f">= {COPY_SHARE:.0%} copy"]))
     return EXIT_OK

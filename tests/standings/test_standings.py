@@ -86,3 +86,24 @@ def test_tally_sets_the_best_against_the_strongest_peer_at_each_shape() -> None:
     (key, t), = tally(standings(CATALOG, df)).items()
     assert key == ("nvidia-h200", "row-softmax", "float32", "{}")
     assert (t.shapes, t.at_least_median, t.ahead, t.level, t.behind) == (2, 1, 1, 1, 0)
+
+
+def ceiling(run: str, gbps: float) -> dict:
+    cells = row(run, "ceiling/copy", gbps, kind="ceiling")
+    cells.update(params="{}", dtype="", shape=json.dumps({"bytes": 2 << 30}, separators=(",", ":")))
+    return cells
+
+
+def test_the_best_is_set_against_its_own_runs_copy_ceiling() -> None:
+    other = json.dumps({"cols": 4096, "rows": 16384}, separators=(",", ":"))
+    df = frame(ceiling("r1", 4200), ceiling("r0", 3000),  # r0's ceiling must not leak into r1
+               row("r1", FAST, 3900), row("r1", "row-softmax/torch-compile", 3000, kind="peer"),
+               row("r1", FAST, 3700, shape=other), row("r1", "row-softmax/torch-compile", 3000, kind="peer", shape=other),
+               row("r2", FAST, 4100, dtype="bfloat16"),
+               row("r2", "row-softmax/torch-compile", 3000, kind="peer", dtype="bfloat16"))  # r2: no ceiling
+    out = {(s.run, s.shape): s for s in standings(CATALOG, df)}
+    assert out[("r1", SHAPE)].copy_gbps == 4200 and out[("r1", SHAPE)].of_copy == pytest.approx(3900 / 4200)
+    assert out[("r2", SHAPE)].copy_gbps is None and out[("r2", SHAPE)].of_copy is None
+    assert out[("r1", SHAPE)].as_dict()["of_copy"] == pytest.approx(3900 / 4200)
+    counts = {key[2]: t.at_copy_share for key, t in tally(list(out.values())).items()}
+    assert counts == {"float32": 1, "bfloat16": 0}  # 3900 / 4200 >= 0.9 > 3700 / 4200; no ceiling, no count
