@@ -72,11 +72,14 @@ def cluster_shape(function: Any) -> tuple[int, int, int]:
     return dims[0], dims[1], dims[2]
 
 
+def _set_attribute(function: Any, attr: int, value: int) -> None:
+    _check(_driver().cuFuncSetAttribute(_handle(function), attr, ctypes.c_int(value)), "cuFuncSetAttribute")
+
+
 def allow_dynamic_shared(function: Any, shared_bytes: int) -> None:
     """Let ``function`` launch with ``shared_bytes`` of dynamic shared memory (the opt-in above
     48 KiB; the driver refuses more than the device's per-block maximum)."""
-    _check(_driver().cuFuncSetAttribute(_handle(function), _ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                        ctypes.c_int(shared_bytes)), "cuFuncSetAttribute")
+    _set_attribute(function, _ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes)
 
 
 def allow_cluster_shape(function: Any) -> None:
@@ -84,8 +87,7 @@ def allow_cluster_shape(function: Any) -> None:
     than :data:`PORTABLE_CLUSTER_BLOCKS` blocks (a launch fails without it); nothing otherwise."""
     x, y, z = cluster_shape(function)
     if x * y * z > PORTABLE_CLUSTER_BLOCKS:
-        _check(_driver().cuFuncSetAttribute(_handle(function), _ATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                                            ctypes.c_int(1)), "cuFuncSetAttribute")
+        _set_attribute(function, _ATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
 
 
 @dataclass(frozen=True)

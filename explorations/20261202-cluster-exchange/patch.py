@@ -18,6 +18,9 @@ else:
     assert when == "lazy", when
 p = root / "kernels/include/epl/row/group.cuh"
 s = p.read_text()
+include = '#include "../util.cuh"\n'
+assert include in s
+s = s.replace(include, include + '#include "../block/stage_bulk.cuh"  // shared_address\n', 1)
 begin = s.index("// One row per cluster of CLUSTER blocks of BLOCK threads.")
 end = s.index("#endif  // _CG_HAS_CLUSTER_GROUP")
 p.write_text(s[:begin] + part + "\n" + s[end:])
