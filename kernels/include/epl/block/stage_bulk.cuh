@@ -11,6 +11,7 @@
 #pragma once
 
 #include "../util.cuh"
+#include "mbarrier.cuh"
 
 namespace epl {
 
@@ -19,10 +20,6 @@ namespace epl {
 struct alignas(8) BulkBarrier {
   unsigned long long word;
 };
-
-__device__ __forceinline__ unsigned shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
@@ -37,15 +34,12 @@ constexpr int kBulkPieceBytes = 16 * 1024;
 __device__ __forceinline__ void stage_bulk(void* dst, const void* src, unsigned bytes, BulkBarrier& bar) {
   const unsigned b = shared_address(&bar);
   if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
-    // The async proxy (the copy engine) must see the initialized barrier.
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbarrier_init(b, 1);
+    mbarrier_init_fence();  // the async proxy (the copy engine) must see the initialized barrier
   }
   __syncthreads();
   if (threadIdx.x < kWarpThreads) {
-    if (threadIdx.x == 0) {
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes) : "memory");
-    }
+    if (threadIdx.x == 0) mbarrier_arrive_expect_bytes(b, bytes);
     const unsigned d = shared_address(dst);
     const char* s = static_cast<const char*>(src);
     for (unsigned off = threadIdx.x * kBulkPieceBytes; off < bytes; off += kWarpThreads * kBulkPieceBytes) {
@@ -54,12 +48,7 @@ __device__ __forceinline__ void stage_bulk(void* dst, const void* src, unsigned 
                    ::"r"(d + off), "l"(s + off), "r"(n), "r"(b) : "memory");
     }
   }
-  unsigned done = 0;
-  while (!done) {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
-        : "=r"(done) : "r"(b) : "memory");
-  }
+  mbarrier_wait_parity(b, 0);
 }
 
 #endif  // __CUDA_ARCH__ >= 900

@@ -12,14 +12,16 @@
 //                             BLOCK / G rows per block.
 //   RowCluster<CLUSTER, BLOCK> a thread-block cluster per row (sm_90+): block rank k owns the k-th
 //                             slice of whole 16-byte vectors; block all-reduce, then the CLUSTER
-//                             block states through distributed shared memory.
+//                             block states through distributed shared memory (remote stores
+//                             counted on the receiver's mbarrier).
 // Every all-reduce leaves the same bits in every thread of the row: the merges run in a fixed order
 // (canonical-order butterflies, then warps and ranks in index order), so results are bitwise
 // reproducible run to run for a fixed mapping.
 #pragma once
 
-#include <cooperative_groups.h>
+#include <cooperative_groups.h>  // _CG_HAS_CLUSTER_GROUP: the target has clusters
 
+#include "../block/mbarrier.cuh"
 #include "../thread/load.cuh"
 #include "../util.cuh"
 #include "../warp/reduce_state.cuh"
@@ -76,6 +78,8 @@ class RowLanes {
   __device__ __forceinline__ bool leader() const { return lane() == 0; }
   template <typename T>
   __device__ __forceinline__ RowSegment segment(int cols) const { return RowSegment{0, cols}; }
+  // Nothing to wait for: RowCluster::join's counterpart, so a body takes either policy.
+  __device__ __forceinline__ void join() {}
 
   // Every thread of the block calls it, converged, with its state (the identity if it has no data).
   // Cost: G <= 32: log2(G) butterfly steps; G > 32: 5 steps, one __syncthreads (two from the
@@ -107,6 +111,15 @@ class RowLanes {
 
 // One row per cluster of CLUSTER blocks of BLOCK threads. Launch: gridDim.x == rows * CLUSTER and a
 // compile-time __cluster_dims__(CLUSTER, 1, 1) on the entry.
+//
+// The block states cross the cluster as remote stores that complete on the receiver's mbarrier
+// (st.async ... complete_tx), not through cluster.sync(): on sm_90a each cluster.sync() compiles to
+// MEMBAR.ALL.GPU (a wait until every store the block has outstanding, its row's output among them,
+// is visible GPU-wide), an arrive, a wait and CCTL.IVALL (an L1 invalidation), and an exchange took
+// two. Here a block waits only for the CLUSTER states it needs (explorations/20261202-cluster-exchange:
+// +8-28% at fp32 64 Ki and 256 Ki columns). The one cluster barrier left orders every peer's
+// mbarrier initialization before the first store into it: arrived at construction (relaxed, no
+// fence), waited by join().
 template <int CLUSTER, int BLOCK>
 class RowCluster {
   static_assert(is_pow2(CLUSTER) && CLUSTER <= kWarpThreads, "CLUSTER must be a power of two <= 32");
@@ -118,10 +131,21 @@ class RowCluster {
 
   struct TempStorage {
     typename Block::TempStorage block;
-    alignas(16) unsigned char slot[kMaxStateBytes];  // this block's state, read by the whole cluster
+    // Rank r's state of all-reduce k lands in slots[k & 1][r]; landed[k & 1] completes (phase k >> 1)
+    // once all CLUSTER of them have. Two sets: a peer may send all-reduce k + 1 while this block still
+    // reads k, never k + 2 (that needs this block's state of k + 1, sent after the read).
+    alignas(16) unsigned char slots[2][CLUSTER][kMaxStateBytes];
+    unsigned long long landed[2];
   };
 
-  __device__ __forceinline__ explicit RowCluster(TempStorage& temp) : temp_(temp), block_(temp.block) {}
+  __device__ __forceinline__ explicit RowCluster(TempStorage& temp) : temp_(temp), block_(temp.block) {
+    if (threadIdx.x == 0) {
+      mbarrier_init(landed(0), 1);
+      mbarrier_init(landed(1), 1);
+      mbarrier_init_fence();
+    }
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  }
 
   __device__ __forceinline__ int row() const { return static_cast<int>(blockIdx.x) / CLUSTER; }
   __device__ __forceinline__ int row(int, int) const { return row(); }  // one row per cluster: no batch
@@ -139,27 +163,52 @@ class RowCluster {
     return RowSegment{begin, min(slice, cols - begin)};
   }
 
-  // Block all-reduce, then every warp of every block reads the CLUSTER block states (lane k reads
-  // rank k mod CLUSTER) and merges them in rank order. Cost: the block's, plus 2 cluster barriers
-  // and CLUSTER remote shared loads per warp.
+  // Waits until every block of the cluster has initialized its barriers (every thread, converged;
+  // later calls return at once). all_reduce joins on its first call, behind the block's loads. Its
+  // wait compiles to CCTL.IVALL, an L1 invalidation: a body that rereads its slice through L1 joins
+  // before the first read, while L1 holds nothing of it (+2-6% for the cluster-reread rows).
+  __device__ __forceinline__ void join() {
+    if (joined_) return;
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+    joined_ = true;
+  }
+
+  // Block all-reduce; thread r < CLUSTER stores the block's state into rank r's slot for this rank,
+  // counted on rank r's barrier; every thread waits on its own block's barrier, then every warp
+  // reads the CLUSTER states (lane k reads rank k mod CLUSTER) and merges them in rank order. Cost:
+  // the block's, CLUSTER remote stores of sizeof(State) bytes, one wait.
   template <typename State, typename Merge>
   __device__ __forceinline__ State all_reduce(State s, Merge merge) {
-    namespace cg = cooperative_groups;
-    static_assert(sizeof(State) <= kMaxStateBytes, "state larger than the shared slot");
+    static_assert(sizeof(State) <= kMaxStateBytes && sizeof(State) % 4 == 0, "state must be whole words in a slot");
+    constexpr int WORDS = static_cast<int>(sizeof(State)) / 4;
     s = block_.all_reduce(s, merge);
-    cg::cluster_group cluster = cg::this_cluster();
-    State* slot = reinterpret_cast<State*>(temp_.slot);
-    if (threadIdx.x == 0) *slot = s;
-    cluster.sync();  // every block's slot written and visible cluster-wide
-    s = *cluster.map_shared_rank(slot, static_cast<int>(lane_id() & (CLUSTER - 1)));
-    s = warp_allreduce_state<CLUSTER>(s, merge);
-    cluster.sync();  // no block overwrites or frees its slot while another still reads it
-    return s;
+    join();
+    const int k = count_++;
+    const int set = k & 1;
+    if (threadIdx.x == 0) mbarrier_arrive_expect_bytes(landed(set), CLUSTER * WORDS * 4);
+    if (threadIdx.x < CLUSTER) {
+      const unsigned rank = blockIdx.x % CLUSTER;
+      const unsigned peer = threadIdx.x;
+      const unsigned dst = cluster_map_shared(shared_address(temp_.slots[set][rank]), peer);
+      const unsigned peer_landed = cluster_map_shared(landed(set), peer);
+      unsigned words[WORDS];
+      memcpy(words, &s, sizeof(State));
+#pragma unroll
+      for (int w = 0; w < WORDS; ++w) store_remote_async(dst + 4 * w, words[w], peer_landed);
+    }
+    mbarrier_wait_parity(landed(set), static_cast<unsigned>(k >> 1) & 1u);
+    State got;
+    memcpy(&got, temp_.slots[set][lane_id() & (CLUSTER - 1)], sizeof(State));
+    return warp_allreduce_state<CLUSTER>(got, merge);
   }
 
  private:
+  __device__ __forceinline__ unsigned landed(int set) const { return shared_address(&temp_.landed[set]); }
+
   TempStorage& temp_;
   Block block_;
+  bool joined_ = false;
+  int count_ = 0;
 };
 
 #endif  // _CG_HAS_CLUSTER_GROUP

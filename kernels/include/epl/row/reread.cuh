@@ -115,6 +115,7 @@ __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x
                                             const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
   __shared__ typename Group::TempStorage temp;
   Group group(temp);
+  group.join();  // a cluster's barrier wait invalidates L1: here, not between the read and the reread
   const int row = group.row();
   const bool has_row = row < rows;
   const int lane = group.lane();

@@ -35,6 +35,37 @@ __device__ __forceinline__ void widen_round(const Vec16<T> (&v)[U], float (&c)[U
   }
 }
 
+// The max of a full round: the widened chunk's pairwise tree.
+template <typename T, int U>
+__device__ __forceinline__ float round_max(const Vec16<T> (&)[U], const float (&c)[U * Vec16<T>::N]) {
+  return softmax_max_chunk(c);
+}
+
+// The max of a bf16 round on its packed pairs before they are widened: max.bf16x2 is exact (the
+// float max, up to the sign of a zero), and a tree over U * 4 pairs is half the FMNMX of one over
+// U * 8 floats.
+// Whether the widened floats are needed is then the caller's: the fold needs them, the max pass of
+// two-pass softmax does not. (explorations/20261203-bf16-stream-fold: bf16 logsumexp 40 registers
+// instead of 56, and up to +13% with exp_flush beside it.)
+template <int U>
+__device__ __forceinline__ float round_max(const Vec16<__nv_bfloat16> (&v)[U], const float (&)[U * 8]) {
+  static_assert(is_pow2(U), "a round of U vectors, U a power of two");
+  __nv_bfloat162 t[U * 4];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) t[u * 4 + k] = reinterpret_cast<const __nv_bfloat162*>(v[u].v)[k];
+  }
+#pragma unroll
+  for (int w = U * 2; w > 0; w /= 2) {  // constant trip counts, so it unrolls fully at any U
+#pragma unroll
+    for (int i = 0; i < U * 2; ++i) {
+      if (i < w) t[i] = __hmax2(t[i], t[i + w]);
+    }
+  }
+  return fmaxf(__low2float(t[0]), __high2float(t[0]));
+}
+
 // Visitors for visit_row_segment. Each applies one chunk function (thread/softmax_state.cuh) to
 // a full round, a single vector, or a single element alike.
 // The online state: one read gives (m, l).
@@ -46,7 +77,7 @@ struct SoftmaxStateVisitor {
   __device__ __forceinline__ void round(const Vec16<T> (&v)[U]) {
     float c[U * Vec16<T>::N];
     widen_round(v, c);
-    chunk(c);
+    s = softmax_state_fold_chunk(s, c, round_max(v, c));
   }
   template <typename T>
   __device__ __forceinline__ void vec(const Vec16<T>& v) {
@@ -66,7 +97,7 @@ struct MaxVisitor {
   __device__ __forceinline__ void round(const Vec16<T> (&v)[U]) {
     float c[U * Vec16<T>::N];
     widen_round(v, c);
-    m = fmaxf(m, softmax_max_chunk(c));
+    m = fmaxf(m, round_max(v, c));
   }
   template <typename T>
   __device__ __forceinline__ void vec(const Vec16<T>& v) {

@@ -6,13 +6,15 @@
 // set (and a set of only -inf) is the identity (m = -inf, l = 0). Every exponential is taken
 // against a SHIFT that is m itself, or 0 when m = -inf: then exp(-inf - shift) = 0 and no
 // exp(-inf - (-inf)) = NaN can arise, so -inf elements, all -inf chunks and identity states need
-// no branch. Arguments are formed as (x - shift) first and then exponentiated (FADD, then __expf:
-// FMUL + MUFU.EX2): x - shift is exact whenever x is within a factor 2 of the shift (Sterbenz),
+// no branch. Arguments are formed as (x - shift) first and then exponentiated (FADD, then exp_flush:
+// FMUL + MUFU.EX2, epl/thread/exp.cuh): x - shift is exact whenever x is within a factor 2 of the shift (Sterbenz),
 // so magnitudes of 1e4 keep full relative accuracy. Pre-scaling by log2(e) into one FFMA would
 // round m * log2(e) to ~1e-3 at |m| = 1e4 and is deliberately not done.
 // Every rescale factor exp(m_old - m_new) is <= 1, so l never overflows (l <= element count).
 // Inputs must not hold +inf or NaN (a +inf makes l NaN, as in PyTorch's softmax).
 #pragma once
+
+#include "exp.cuh"
 
 namespace epl {
 
@@ -36,7 +38,7 @@ struct MergeSoftmaxState {
   __device__ __forceinline__ SoftmaxState operator()(const SoftmaxState& a, const SoftmaxState& b) const {
     const float m = fmaxf(a.m, b.m);
     const float shift = softmax_shift(m);
-    return SoftmaxState{m, a.l * __expf(a.m - shift) + b.l * __expf(b.m - shift)};
+    return SoftmaxState{m, a.l * exp_flush(a.m - shift) + b.l * exp_flush(b.m - shift)};
   }
 };
 
@@ -46,7 +48,7 @@ __device__ __forceinline__ float softmax_exp_sum_chunk(const float (&v)[K], floa
   static_assert((K & (K - 1)) == 0, "chunk size must be a power of two");
   float e[K];
 #pragma unroll
-  for (int i = 0; i < K; ++i) e[i] = __expf(v[i] - shift);
+  for (int i = 0; i < K; ++i) e[i] = exp_flush(v[i] - shift);
 #pragma unroll
   for (int w = K / 2; w > 0; w /= 2) {  // constant trip counts, so it unrolls fully at any K
 #pragma unroll
@@ -74,14 +76,20 @@ __device__ __forceinline__ float softmax_max_chunk(const float (&v)[K]) {
   return t[0];
 }
 
-// Folds a register chunk of K elements into s (pad missing elements with -inf): the chunk's max
-// first (pairwise tree), one rescale of s.l, then one exp per element summed as a pairwise tree.
-// Cost: K + 1 MUFU.EX2, K FADD + K FMUL for the arguments, 2K FMNMX/FADD for the trees.
+// Folds a register chunk of K elements whose max is chunk_max into s (pad missing elements with
+// -inf): one rescale of s.l, then one exp per element summed as a pairwise tree.
+// Cost: K + 1 MUFU.EX2, K FADD + K FMUL for the arguments, K FADD for the tree.
+template <int K>
+__device__ __forceinline__ SoftmaxState softmax_state_fold_chunk(SoftmaxState s, const float (&v)[K], float chunk_max) {
+  const float m = fmaxf(s.m, chunk_max);
+  const float shift = softmax_shift(m);
+  return SoftmaxState{m, s.l * exp_flush(s.m - shift) + softmax_exp_sum_chunk(v, shift)};
+}
+
+// The same with the chunk's max taken here (a pairwise tree of K FMNMX).
 template <int K>
 __device__ __forceinline__ SoftmaxState softmax_state_fold_chunk(SoftmaxState s, const float (&v)[K]) {
-  const float m = fmaxf(s.m, softmax_max_chunk(v));
-  const float shift = softmax_shift(m);
-  return SoftmaxState{m, s.l * __expf(s.m - shift) + softmax_exp_sum_chunk(v, shift)};
+  return softmax_state_fold_chunk(s, v, softmax_max_chunk(v));
 }
 
 }  // namespace epl

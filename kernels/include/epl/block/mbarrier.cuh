@@ -1,0 +1,62 @@
+// epl/block/mbarrier.cuh — the shared-memory transaction barrier (mbarrier, sm_90): a phase completes
+// when its expected arrivals have arrived and the bytes they announced have landed, whether the copy
+// engine brings them (cp.async.bulk) or a peer block of the cluster stores them (st.async).
+//
+// Users: epl/block/stage_bulk.cuh (a block's span staged by bulk copies) and epl/row/group.cuh
+// (RowCluster's exchange of block states). Barrier and data addresses are 32-bit shared-window
+// addresses (shared_address). The instructions need sm_90, except the init (sm_80);
+// the functions are inline and emit nothing unless a kernel calls them.
+#pragma once
+
+namespace epl {
+
+// The 32-bit shared-window address of a shared-memory object, as mbarriers, bulk copies and mapa
+// take it.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// One thread, before any use: `arrivals` arrivals (besides the announced bytes) complete a phase.
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+
+// The thread that initialized barriers, after the last init: makes them visible to the async proxy
+// and to the cluster's other blocks. Those may use them once a barrier orders them after it.
+__device__ __forceinline__ void mbarrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// One thread: its arrival on the current phase, which then also waits for `bytes` more to land.
+__device__ __forceinline__ void mbarrier_arrive_expect_bytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+// Returns once the phase of this parity has completed (phases 0, 2, ... have parity 0). The wait
+// acquires: what landed or was written before the completion is visible after it.
+__device__ __forceinline__ void mbarrier_wait_parity(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  }
+}
+
+// The address that `addr` of this block's shared memory has in the shared memory of cluster block
+// `rank` (the same variable in the peer).
+__device__ __forceinline__ unsigned cluster_map_shared(unsigned addr, unsigned rank) {
+  unsigned mapped;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(mapped) : "r"(addr), "r"(rank));
+  return mapped;
+}
+
+// A 4-byte store into a peer block's shared memory (dst, bar: cluster_map_shared addresses) that
+// counts its 4 bytes on the peer's mbarrier `bar` when it lands. No fence and no barrier orders it:
+// the peer sees the value once its wait on `bar` returns.
+__device__ __forceinline__ void store_remote_async(unsigned dst, unsigned value, unsigned bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst), "r"(value),
+               "r"(bar)
+               : "memory");
+}
+
+}  // namespace epl
