@@ -10,7 +10,7 @@ export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
 OUT="${OUT:-/tmp/out}"
 HERE=explorations/20261204-butterfly-select
 rm -rf /tmp/select; mkdir -p /tmp/select; cp -r catalog kernels /tmp/select/
-python3 $HERE/patch.py /tmp/select
+python3 $HERE/patch.py /tmp/select maxfirst
 sed -i 's/^status: verified/status: draft/' /tmp/select/catalog/realizations/*/*.yaml  # the copy's evidence is elsewhere
 IDS="softmax/online-registers softmax/online-block-reread softmax/pipelined-registers logsumexp/online-stream cross-entropy/online-stream layernorm/chan-registers"
 timeout 150 python3 -m epldb --root /tmp/select verify $IDS --out $OUT/verify 2>&1 | tail -14
