@@ -3,10 +3,7 @@
 # The same kernels, with RowLanes' block of max(G, 256) threads changed to max(G, B), benchmarked
 # in one call against the unchanged tree (run it from the device tool with carry [".whl"]).
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 IDS="rmsnorm/registers layernorm/two-pass-registers softmax/two-reduction-registers log-softmax/two-reduction-registers"
 W="--where group=8,32,128"
 for B in 64 32; do

@@ -4,10 +4,7 @@
 # declares (blocks of 512 as the read kernel uses, unroll 16, 2 blocks per SM), float32 sum only;
 # read-at-size is measured in the same run (device tool, carry [".whl"]).
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 A=/tmp/wide; rm -rf $A; mkdir -p $A; cp -r catalog kernels $A/
 R=$A/catalog/realizations/device-reduce/persistent-vectorized.yaml
 sed -i -e 's/^  block: \[256\]$/  block: [256, 512]/' -e 's/^  unroll: \[4, 8\]$/  unroll: [4, 8, 16]/' \

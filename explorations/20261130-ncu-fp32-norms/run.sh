@@ -3,10 +3,7 @@
 # three fp32 norm cases still behind torch.compile (device tool, carry [".whl"]; one call, ~2 min).
 # Writes ncu.csv and Inductor's sources for the three cases under $OUT.
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+source "$(dirname "$0")/../env.sh"
 python3 explorations/20261130-ncu-fp32-norms/probe.py torch >/dev/null 2>&1  # compile and cache Inductor's kernels first
 M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
 M=$M,lts__t_sectors_srcunit_tex_op_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active

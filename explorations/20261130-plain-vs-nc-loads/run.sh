@@ -10,10 +10,7 @@
 #   plainw  plain, and the reread's parameter loads plain with L1 evict_last;
 #   ldg     load.cuh's load_16B_aligned as plain ld.global too (the register kernels' loads).
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 IDS="rmsnorm/reread-fixed-cols rmsnorm/reread rmsnorm/registers"
 variant() {  # name, then a python snippet editing the copy's headers in place
   local A=/tmp/v-$1; rm -rf $A; mkdir -p $A; cp -r catalog kernels $A/

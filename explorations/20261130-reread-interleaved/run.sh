@@ -6,10 +6,7 @@
 # path of rewrite_row_segment only); both trees are benched in fp32, torch peers with the base
 # (device tool, carry [".whl"]; one call, ~2 min).
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 IDS="rmsnorm/reread-fixed-cols layernorm/welford-reread-fixed-cols"
 A=/tmp/interleaved; rm -rf $A; mkdir -p $A; cp -r catalog kernels $A/
 python3 - "$A/kernels/include/epl/row/rewrite.cuh" <<'PY'

@@ -5,10 +5,7 @@
 # reductions do; parameters and stores keep the default. The three reread realizations are timed
 # in one call on the patched copy and on the unchanged tree (device tool, carry [".whl"]).
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 HERE=explorations/20261130-reread-l2-hints
 IDS="rmsnorm/reread log-softmax/online-reread layernorm/welford-reread"
 A=/tmp/hinted; rm -rf $A; mkdir -p $A; cp -r catalog kernels $A/

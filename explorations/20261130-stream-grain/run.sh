@@ -5,10 +5,7 @@
 # declare: groups of 2 and 4 threads (two and one shuffle levels, more vectors per thread) and
 # unroll 2 and 8 beside 4 (device tool, carry [".whl"]).
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 IDS="logsumexp/online-stream cross-entropy/online-stream"
 A=/tmp/wide-stream; rm -rf $A; mkdir -p $A; cp -r catalog kernels $A/
 for id in $IDS; do

@@ -3,10 +3,7 @@
 # three fp32 cases still behind torch.compile (probe.py; device tool, carry [".whl"]; one call,
 # ~3 min). Writes ncu.csv and Inductor's sources under $OUT, prints one block of metrics per launch.
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+source "$(dirname "$0")/../env.sh"
 HERE=explorations/20261201-ncu-fixed-cols
 python3 $HERE/probe.py torch >/dev/null 2>&1  # compile and cache Inductor's kernels first
 M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed

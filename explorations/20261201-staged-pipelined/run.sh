@@ -6,10 +6,7 @@
 # (stage_bulk_split.part), the new header, two kernels and two draft records; verify first (a wrong
 # phase parity hangs, so the call's time limit is the guard), then bench in fp32 and bf16.
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 HERE=explorations/20261201-staged-pipelined
 A=/tmp/pipelined; rm -rf $A; mkdir -p $A; cp -r catalog kernels $A/
 python3 - $A/kernels/include/epl/block/stage_bulk.cuh $HERE/stage_bulk_split.part <<'PY'

@@ -7,15 +7,11 @@
 #   bash run.sh bench    # committed, lazy, early one after the other, fp32, no peers; ~3 min
 #   bash run.sh both     # verify, then bench: one device call
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 HERE=explorations/20261202-cluster-exchange
 for when in lazy early; do
-  T=/tmp/cx-$when; rm -rf $T; mkdir -p $T; cp -r catalog kernels $T/
-  python3 $HERE/patch.py $T $when
-  sed -i 's/^status: verified/status: draft/' $T/catalog/realizations/*/*.yaml  # the copy's evidence is elsewhere
+  tree_copy cx-$when
+  python3 $HERE/patch.py /tmp/cx-$when $when
 done
 case "${1:-verify}" in
   verify|both)

@@ -5,10 +5,7 @@
 # patched tree is a copy; verify it first, then bench the committed tree and the copy one after
 # the other, each with its own ceilings, no peers.
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 HERE=explorations/20261202-flushed-exp
 B=/tmp/flushed; rm -rf $B; mkdir -p $B; cp -r catalog kernels $B/
 python3 $HERE/patch.py $B

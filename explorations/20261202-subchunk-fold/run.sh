@@ -4,10 +4,7 @@
 # logsumexp (device tool, carry [".whl"]; one call, about 3 min). Verify the combined copy, then
 # bench the three trees one after the other, each with its own ceilings, no peers.
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 HERE=explorations/20261202-subchunk-fold
 for t in sub16 sub16-flushed; do
   rm -rf /tmp/$t; mkdir -p /tmp/$t; cp -r catalog kernels /tmp/$t/

@@ -5,17 +5,13 @@
 # [".whl"]; one call, about 5 min). Verify the full copy, then bench the trees one after the other,
 # each with its own ceilings, no peers: bf16 for all, fp32 for the committed and prefetching trees.
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 HERE=explorations/20261203-bf16-stream-fold
 declare -A CHANGES=([flush]="flush" [flush-prefetch]="flush prefetch" [flush-hmax2]="flush hmax2"
                     [flush-prefetch-hmax2]="flush prefetch hmax2")
 for t in "${!CHANGES[@]}"; do
-  rm -rf /tmp/$t; mkdir -p /tmp/$t; cp -r catalog kernels /tmp/$t/
+  tree_copy $t
   python3 $HERE/patch.py /tmp/$t ${CHANGES[$t]}
-  sed -i 's/^status: verified/status: draft/' /tmp/$t/catalog/realizations/*/*.yaml  # the copy's evidence is elsewhere
 done
 ID=logsumexp/online-stream
 timeout 70 python3 -m epldb --root /tmp/flush-prefetch-hmax2 verify $ID cross-entropy/online-stream --out $OUT/verify 2>&1 | tail -4

@@ -4,14 +4,10 @@
 # the copy on the realizations whose merges branched most, then bench both trees one after the
 # other, no peers, each with its own ceilings.
 set -u
-cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
-OUT="${OUT:-/tmp/out}"
+source "$(dirname "$0")/../env.sh"
 HERE=explorations/20261204-butterfly-select
-rm -rf /tmp/select; mkdir -p /tmp/select; cp -r catalog kernels /tmp/select/
+tree_copy select
 python3 $HERE/patch.py /tmp/select maxfirst
-sed -i 's/^status: verified/status: draft/' /tmp/select/catalog/realizations/*/*.yaml  # the copy's evidence is elsewhere
 IDS="softmax/online-registers softmax/online-block-reread softmax/pipelined-registers logsumexp/online-stream cross-entropy/online-stream layernorm/chan-registers"
 timeout 150 python3 -m epldb --root /tmp/select verify $IDS --out $OUT/verify 2>&1 | tail -14
 for tree in committed select; do
