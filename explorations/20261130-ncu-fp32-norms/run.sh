@@ -14,16 +14,4 @@ M=$M,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_s
 ncu --clock-control none --nvtx --nvtx-include prof/ --metrics "$M" --csv \
   python3 explorations/20261130-ncu-fp32-norms/probe.py > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
 tail -3 "$OUT/ncu.err"
-python3 - "$OUT/ncu.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-head, body = rows[0], rows[1:]
-i, k, m, v = (head.index(c) for c in ("ID", "Kernel Name", "Metric Name", "Metric Value"))
-seen = {}
-for r in body:  # one launch per ID, in probe order: torch then ours, per case
-    seen.setdefault(f"{r[i]:>3} {r[k][:90]}", {})[r[m]] = r[v]
-for name, metrics in seen.items():
-    print(name)
-    for key in sorted(metrics):
-        print(f"    {key:70} {metrics[key]}")
-PY
+python3 explorations/ncu_summary.py "$OUT/ncu.csv"
