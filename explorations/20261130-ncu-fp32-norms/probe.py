@@ -9,6 +9,7 @@ import torch
 from torch._inductor.utils import run_and_get_code
 
 from epldb.contracts.peers import from_torch
+from explorations.ncu import launch_in_range
 from epldb.runner import default_catalog, prepare
 
 OUT = pathlib.Path(os.environ.get("OUT", "/tmp/out"))
@@ -24,16 +25,6 @@ CASES = [  # operator, our best realization there (bench 20261130T003809Z-bench-
 ]
 
 
-def marked(go) -> None:
-    for _ in range(3):
-        go()
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_push("prof")
-    go()
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_pop()
-
-
 def main() -> None:
     which = sys.argv[1:] or ["torch", "ours"]
     catalog = default_catalog()
@@ -45,13 +36,13 @@ def main() -> None:
             fn = torch.compile(OPS[op])
             _, codes = run_and_get_code(fn, x, w, b)
             (OUT / f"inductor-{tag}.py").write_text("\n\n".join(codes))
-            marked(lambda: fn(x, w, b))
+            launch_in_range(lambda: fn(x, w, b))
         if "ours" in which:
             launcher = prepare(catalog, rid, {"rows": rows, "cols": cols}, {**point, "dtype": "float32"})
             pool = {"x": from_torch(x), "weight": from_torch(w), "bias": from_torch(b)}
             arrays = {n: pool[n] for n in launcher.contract.input_names}
             arrays.update(launcher.allocate_outputs())
-            marked(launcher.bind(arrays))
+            launch_in_range(launcher.bind(arrays))
         print("done", tag, flush=True)
 
 

@@ -14,4 +14,4 @@ M=$M,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_s
 ncu --clock-control none --nvtx --nvtx-include prof/ --metrics "$M" --csv \
   python3 explorations/20261130-ncu-fp32-norms/probe.py > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
 tail -3 "$OUT/ncu.err"
-python3 explorations/ncu_summary.py "$OUT/ncu.csv"
+python3 explorations/ncu.py "$OUT/ncu.csv"

@@ -6,6 +6,7 @@ Each at its best point in the committed benches (20261130T100804Z-bench-5f74,
 import torch
 
 from epldb.contracts.peers import from_torch
+from explorations.ncu import launch_in_range
 from epldb.runner import default_catalog, prepare
 
 CASES = [  # realization, dtype, rows, cols, point
@@ -27,14 +28,7 @@ def main() -> None:
         launcher = prepare(catalog, rid, {"rows": rows, "cols": cols}, {**point, "dtype": dtype})
         arrays = {n: from_torch(pool[n]) for n in launcher.contract.input_names}
         arrays.update(launcher.allocate_outputs())
-        go = launcher.bind(arrays)
-        for _ in range(3):
-            go()
-        torch.cuda.synchronize()
-        torch.cuda.nvtx.range_push("prof")
-        go()
-        torch.cuda.synchronize()
-        torch.cuda.nvtx.range_pop()
+        launch_in_range(launcher.bind(arrays))
         print("done", rid, dtype, rows, cols, flush=True)
 
 

@@ -19,4 +19,4 @@ M=$M,sm__cycles_active.avg,sm__ctas_launched.sum,l1tex__data_pipe_lsu_wavefronts
 timeout 400 ncu --clock-control none --nvtx --nvtx-include prof/ --metrics "$M" --csv \
   python3 $HERE/probe.py > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
 tail -3 "$OUT/ncu.err"
-python3 explorations/ncu_summary.py "$OUT/ncu.csv"
+python3 explorations/ncu.py "$OUT/ncu.csv"
