@@ -4,10 +4,10 @@
 //               1. block rank k folds slice k of the row online into (m, l), every BLOCK-th
 //                  16-byte vector per thread, UNROLL in flight;
 //               2. block all-reduce of (m, l) (one __syncthreads), then the CLUSTER block states
-//                  through distributed shared memory (2 cluster barriers);
+//                  through distributed shared memory (one mbarrier wait);
 //               3. thread 0 of rank 0 writes loss[r].
 // Traffic:      reads sizeof(T) bytes per element once plus one 8-byte target and one logit per row; writes 4 bytes per row.
-// Shared mem:   16 * BLOCK / 32 + 16 bytes static.
+// Shared mem:   16 * BLOCK / 32 + 32 * CLUSTER + 16 bytes static.
 // Determinism:  bitwise (fixed fold and merge order for a fixed mapping; no atomics).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
 //               gridDim.x == rows * CLUSTER.

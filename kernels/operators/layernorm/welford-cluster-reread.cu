@@ -8,12 +8,12 @@
 //                  share one shift), UNROLL loads in flight (element loads if an array is unaligned);
 //               2. the (count, mean, M2) states all-reduced by Chan's merge over the block (warp
 //                  butterflies, one __syncthreads), then over the CLUSTER blocks through distributed
-//                  shared memory (2 cluster barriers);
+//                  shared memory (one mbarrier wait);
 //               3. the same threads reread their slice (from L1/L2) and store
 //                  (x - mean) * rstd * weight + bias, 16 bytes per store.
 // Traffic:      reads sizeof(T) bytes per element twice (the second from L1/L2), writes them once;
 //               the slice's weight and bias once per row from L1/L2.
-// Shared mem:   16 * BLOCK / 32 + 16 bytes static.
+// Shared mem:   16 * BLOCK / 32 + 32 * CLUSTER + 16 bytes static.
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and load path).
 // Registers:    __launch_bounds__ for SM_THREADS threads per SM (1024: up to 64 a thread; 2048: 32).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];

@@ -6,11 +6,11 @@
 //                  state, UNROLL loads in flight (element loads if an array is unaligned);
 //               2. the (m, l) states all-reduced over the block (warp butterflies, one
 //                  __syncthreads), then over the CLUSTER blocks through distributed shared memory
-//                  (2 cluster barriers); shift = m, log(l);
+//                  (one mbarrier wait); shift = m, log(l);
 //               3. the same threads reread their slice (from L1/L2) and store (x - shift) - log(l),
 //                  16 bytes per store.
 // Traffic:      reads sizeof(T) bytes per element twice (the second from L1/L2), writes them once.
-// Shared mem:   16 * BLOCK / 32 + 16 bytes static.
+// Shared mem:   16 * BLOCK / 32 + 32 * CLUSTER + 16 bytes static.
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and load path).
 // Registers:    __launch_bounds__ for SM_THREADS threads per SM (1024: up to 64 a thread; 2048: 32).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];

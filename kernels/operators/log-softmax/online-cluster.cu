@@ -4,10 +4,11 @@
 //               1. block rank k loads slice k of the row (ceil_div(cols, CLUSTER) rounded up to whole
 //                  16-byte vectors) into registers, ITEMS elements per thread, all in flight;
 //               2. the row's constants: block all-reduce (one __syncthreads), then the
-//                  CLUSTER block states through distributed shared memory (2 cluster barriers);
+//                  CLUSTER block states through distributed shared memory (one mbarrier wait);
 //               3. every element of the slice rewritten from registers, 16 bytes per store.
 // Traffic:      reads and writes sizeof(T) bytes per element once.
-// Shared mem:   16 * BLOCK / 32 + 16 bytes static. Barriers: 1 + 2 cluster barriers per all-reduce.
+// Shared mem:   16 * BLOCK / 32 + 32 * CLUSTER + 16 bytes static. Barriers: 1 + 1 mbarrier wait per
+//               all-reduce, 1 cluster barrier per kernel.
 // Determinism:  bitwise (fixed merge order for fixed CLUSTER, BLOCK, ITEMS; no atomics).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
 //               cols <= CLUSTER * BLOCK * ITEMS (the record's domain);

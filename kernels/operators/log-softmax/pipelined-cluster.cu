@@ -7,10 +7,11 @@
 //                 1. the next row's slice is fetched (packed, a second set of registers) before the
 //                    current one is widened: ITEMS * sizeof(T) bytes per thread stay in flight;
 //                 2. the row's constants (the row's (m, l)): block all-reduce (one __syncthreads), then
-//                    the CLUSTER block states through distributed shared memory (2 cluster barriers);
+//                    the CLUSTER block states through distributed shared memory (one mbarrier wait);
 //                 3. every element of the slice rewritten from registers, 16 bytes per store.
 // Traffic:      reads and writes sizeof(T) bytes per element once (and the parameters once per row).
-// Shared mem:   16 * BLOCK / 32 + 16 bytes static. Barriers: 1 + 2 cluster barriers per all-reduce.
+// Shared mem:   16 * BLOCK / 32 + 32 * CLUSTER + 16 bytes static. Barriers: 1 + 1 mbarrier wait per
+//               all-reduce, 1 cluster barrier per kernel.
 // Determinism:  bitwise (fixed merge order for fixed CLUSTER, BLOCK, ITEMS; no atomics).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 512] (one
 //               block per SM with two row sets in registers); cols <= CLUSTER * BLOCK * ITEMS (the

@@ -5,12 +5,12 @@
 //               1. every thread folds the sum of squares of every BLOCK-th vector of its slice,
 //                  UNROLL loads in flight (element loads if an array is not 16-byte aligned);
 //               2. the sum all-reduced over the cluster: block (warp butterflies, one __syncthreads),
-//                  then the CLUSTER block sums through distributed shared memory (2 cluster barriers);
+//                  then the CLUSTER block sums through distributed shared memory (one mbarrier wait);
 //               3. the same threads reread their slice (from L1/L2: a slice, not a row, was read
 //                  since) and store x * rstd * weight, 16 bytes per store.
 // Traffic:      reads sizeof(T) bytes per element twice (the second from L1/L2), writes them once;
 //               the slice's weight once per row from L1/L2.
-// Shared mem:   16 * BLOCK / 32 + 16 bytes static.
+// Shared mem:   16 * BLOCK / 32 + 32 * CLUSTER + 16 bytes static.
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and load path).
 // Registers:    __launch_bounds__ for SM_THREADS threads per SM (1024: up to 64 a thread; 2048: 32).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];

@@ -7,7 +7,7 @@
 //               2. BlockAllReduceState of (m, l): warp butterflies, one __syncthreads, butterfly
 //                  over the warp states; every thread holds the same bits;
 //               3. the same threads reread the same vectors (from L2 while the row stayed there)
-//                  and write y = __expf(x - shift) * (1/l), 16 bytes per store.
+//                  and write y = exp_flush(x - shift) * (1/l), 16 bytes per store.
 // Traffic:      reads sizeof(T) bytes per element twice, writes them once.
 // Shared mem:   8*BLOCK/32 bytes static. Barriers: 1 per row.
 // Determinism:  bitwise (fixed order for fixed BLOCK, UNROLL and load path; no atomics).

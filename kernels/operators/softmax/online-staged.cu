@@ -7,12 +7,12 @@
 //               2. every thread folds every BLOCK-th 16-byte vector of the staged segment into an
 //                  online (m, l) state, UNROLL in flight;
 //               3. the states all-reduced over the block (warp butterflies, one __syncthreads), then
-//                  over the cluster through distributed shared memory (2 cluster barriers);
+//                  over the cluster through distributed shared memory (one mbarrier wait);
 //               4. the same threads reread their vectors from shared memory and store
 //                  exp(x - m) / l, 16 bytes per store.
 // Traffic:      reads and writes sizeof(T) bytes per element of global memory once.
 // Shared mem:   row_staged_bytes<T>(cols, CLUSTER) dynamic (the segment), plus 16 * BLOCK / 32 + 24
-//               bytes static.
+//               bytes static (and 32 * CLUSTER + 16 more with CLUSTER > 1).
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and path).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 16 (16: a non-portable size, which the
 //               runner opts into); BLOCK a power of two in [32, 1024]; cols >= 1, the segment at

@@ -302,7 +302,7 @@ __device__ __forceinline__ void attention_rows_weights(const T* __restrict__ s, 
   st = Reduce(temp).all_reduce(st, MergeSoftmaxState{});
   const float shift = softmax_shift(st.m);
   const float inv_l = st.l > 0.0f ? __frcp_rn(st.l) : 0.0f;
-  for (int j = t; j < cols; j += BLOCK) p_row[j] = __expf(to_float(s_row[j]) - shift) * inv_l;
+  for (int j = t; j < cols; j += BLOCK) p_row[j] = exp_flush(to_float(s_row[j]) - shift) * inv_l;
   if (t == 0) lse[row] = st.l > 0.0f ? st.m + logf(st.l) : softmax_neg_inf();
 }
 

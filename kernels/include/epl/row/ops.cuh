@@ -31,7 +31,7 @@ template <typename Share>
 __device__ __forceinline__ SoftmaxState softmax_state_of(const Share& share) {
   const float m = share.reduce([](float v) { return v; }, Max{});
   const float shift = softmax_shift(m);
-  return SoftmaxState{m, share.reduce([shift](float v) { return __expf(v - shift); }, Sum{})};
+  return SoftmaxState{m, share.reduce([shift](float v) { return exp_flush(v - shift); }, Sum{})};
 }
 
 // Sum over a thread's share of f(x) for the values in range, pairwise.
@@ -55,10 +55,10 @@ struct SoftmaxRow {
   __device__ __forceinline__ Row stats(Share& share, Group& group, int) const {
     const float m_t = share.reduce([](float v) { return v; }, Max{});
     const float shift_t = softmax_shift(m_t);
-    share.transform([shift_t](float v) { return __expf(v - shift_t); });
+    share.transform([shift_t](float v) { return exp_flush(v - shift_t); });
     const float l_t = share.reduce([](float e) { return e; }, Sum{});
     const SoftmaxState s = group.all_reduce(SoftmaxState{m_t, l_t}, MergeSoftmaxState{});
-    return Row{m_t == softmax_neg_inf() ? 0.0f : __expf(m_t - softmax_shift(s.m)) * softmax_inv_l(s.l)};
+    return Row{m_t == softmax_neg_inf() ? 0.0f : exp_flush(m_t - softmax_shift(s.m)) * softmax_inv_l(s.l)};
   }
   __device__ __forceinline__ float apply(float e, const Row& r, float, float) const { return e * r.scale; }
 };

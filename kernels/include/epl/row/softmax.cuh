@@ -7,8 +7,8 @@
 // -inf-guarded merge and chunk fold (thread/softmax_state.cuh), the row fold and its 16-byte load
 // loop (row/softmax_state.cuh, row/visit.cuh), the warp and block all-reduces of a state
 // (warp/reduce_state.cuh, block/reduce_state.cuh). What is new here is the normalize stage
-// (elementwise-chain-fusion): y = __expf(x - shift) * (1 / l), rounded to T once at the store, with
-// the same __expf and shift the state was folded with, so the written row sums to l / l.
+// (elementwise-chain-fusion): y = exp_flush(x - shift) * (1 / l), rounded to T once at the store, with
+// the same exponential and shift the state was folded with, so the written row sums to l / l.
 // Convention: an all -inf row (m = -inf, l = 0) is written as zeros (1 / l is taken as 0), never
 // NaN; a -inf element gives exactly 0. Inputs must not hold +inf or NaN.
 #pragma once
@@ -36,7 +36,7 @@ struct SoftmaxStreamRow {
   __device__ __forceinline__ static Row of_state(const SoftmaxState& s) {
     return Row{softmax_shift(s.m), softmax_inv_l(s.l)};
   }
-  __device__ __forceinline__ float apply(float x, const Row& r, float, float) const { return __expf(x - r.shift) * r.inv_l; }
+  __device__ __forceinline__ float apply(float x, const Row& r, float, float) const { return exp_flush(x - r.shift) * r.inv_l; }
 };
 
 // The normalize pass over a row segment that is NOT held in registers: rewrite_row_segment rereads

@@ -37,7 +37,8 @@ __device__ __forceinline__ void widen_round(const Vec16<T> (&v)[U], float (&c)[U
 
 // The max of a full round: the widened chunk's pairwise tree.
 template <typename T, int U>
-__device__ __forceinline__ float round_max(const Vec16<T> (&)[U], const float (&c)[U * Vec16<T>::N]) {
+__device__ __forceinline__ float widen_round_max(const Vec16<T> (&v)[U], float (&c)[U * Vec16<T>::N]) {
+  widen_round(v, c);
   return softmax_max_chunk(c);
 }
 
@@ -48,7 +49,7 @@ __device__ __forceinline__ float round_max(const Vec16<T> (&)[U], const float (&
 // two-pass softmax does not. (explorations/20261203-bf16-stream-fold: bf16 logsumexp 40 registers
 // instead of 56, and up to +13% with exp_flush beside it.)
 template <int U>
-__device__ __forceinline__ float round_max(const Vec16<__nv_bfloat16> (&v)[U], const float (&)[U * 8]) {
+__device__ __forceinline__ float widen_round_max(const Vec16<__nv_bfloat16> (&v)[U], float (&c)[U * 8]) {
   static_assert(is_pow2(U), "a round of U vectors, U a power of two");
   __nv_bfloat162 t[U * 4];
 #pragma unroll
@@ -63,7 +64,9 @@ __device__ __forceinline__ float round_max(const Vec16<__nv_bfloat16> (&v)[U], c
       if (i < w) t[i] = __hmax2(t[i], t[i + w]);
     }
   }
-  return fmaxf(__low2float(t[0]), __high2float(t[0]));
+  const float m = fmaxf(__low2float(t[0]), __high2float(t[0]));
+  widen_round(v, c);
+  return m;
 }
 
 // Visitors for visit_row_segment. Each applies one chunk function (thread/softmax_state.cuh) to
@@ -76,8 +79,8 @@ struct SoftmaxStateVisitor {
   template <typename T, int U>
   __device__ __forceinline__ void round(const Vec16<T> (&v)[U]) {
     float c[U * Vec16<T>::N];
-    widen_round(v, c);
-    s = softmax_state_fold_chunk(s, c, round_max(v, c));
+    const float chunk_max = widen_round_max(v, c);
+    s = softmax_state_fold_chunk(s, c, chunk_max);
   }
   template <typename T>
   __device__ __forceinline__ void vec(const Vec16<T>& v) {
@@ -96,8 +99,7 @@ struct MaxVisitor {
   template <typename T, int U>
   __device__ __forceinline__ void round(const Vec16<T> (&v)[U]) {
     float c[U * Vec16<T>::N];
-    widen_round(v, c);
-    m = fmaxf(m, round_max(v, c));
+    m = fmaxf(m, widen_round_max(v, c));
   }
   template <typename T>
   __device__ __forceinline__ void vec(const Vec16<T>& v) {
@@ -122,7 +124,7 @@ struct ExpSumVisitor {
     const Vec16<T> one[1] = {v};
     round(one);
   }
-  __device__ __forceinline__ void scalar(float x) { l += __expf(x - shift); }
+  __device__ __forceinline__ void scalar(float x) { l += exp_flush(x - shift); }
 };
 
 // This thread's (m, l) of its share of seg[0, n): one read, identity if it has no element.

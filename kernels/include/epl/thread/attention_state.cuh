@@ -7,7 +7,8 @@
 // It extends the (m, l) state of thread/softmax_state.cuh with the value accumulator, under the
 // same rules: every exponential is taken against a SHIFT (m, or 0 when m = -inf), so masked keys
 // (-inf), empty chunks and identity states need no branch and never produce NaN; arguments are
-// formed as (s - shift) before __expf (exact where s and the shift are large and close).
+// formed as (s - shift) before exp_flush (exact where s and the shift are large and close; thread/exp.cuh
+// says why a flushed exponential is enough for terms of a sum against its max).
 // o = acc / l and lse = m + log l at the end; the empty state gives o = 0, lse = -inf.
 #pragma once
 
@@ -41,14 +42,14 @@ __device__ __forceinline__ void attention_fold_chunk(AttentionState<W>& st, cons
   for (int u = 1; u < U; ++u) cm = fmaxf(cm, s[u]);
   const float m = fmaxf(st.m, cm);
   const float shift = softmax_shift(m);
-  const float scale = __expf(st.m - shift);  // 0 for the identity, 1 when the max did not move
+  const float scale = exp_flush(st.m - shift);  // 0 for the identity, 1 when the max did not move
   st.m = m;
   st.l *= scale;
 #pragma unroll
   for (int w = 0; w < W; ++w) st.acc[w] *= scale;
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    const float p = __expf(s[u] - shift);  // 0 for a masked key
+    const float p = exp_flush(s[u] - shift);  // 0 for a masked key
     st.l += p;
 #pragma unroll
     for (int w = 0; w < W; ++w) st.acc[w] = fmaf(p, v[u][w], st.acc[w]);
@@ -60,8 +61,8 @@ template <int W>
 __device__ __forceinline__ AttentionState<W> attention_merge(const AttentionState<W>& a, const AttentionState<W>& b) {
   const float m = fmaxf(a.m, b.m);
   const float shift = softmax_shift(m);
-  const float sa = __expf(a.m - shift);
-  const float sb = __expf(b.m - shift);
+  const float sa = exp_flush(a.m - shift);
+  const float sb = exp_flush(b.m - shift);
   AttentionState<W> r;
   r.m = m;
   r.l = a.l * sa + b.l * sb;

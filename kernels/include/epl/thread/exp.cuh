@@ -4,9 +4,10 @@
 // same two steps in the non-flushing form, which brackets the MUFU with a range test and two
 // predicated multiplies to keep results below 2^-126 (denormals) instead of flushing them to 0:
 // five instructions for two, on every element. The results are bitwise those of __expf from 2^-126
-// up. Callers take x = v - max <= 0 and either sum the results, where the max's own term is 1 and
-// a term below 2^-126 is lost in its rounding anyway, or scale them by 1/l <= 1 into an output
-// below the smallest normal float: normwise, flushing changes an error by less than 2^-126.
+// up. Callers take x = v - max <= 0 and either sum the results (or weight values by them, as the
+// attention state does), where the max's own term is 1 and a term below 2^-126 is lost in its
+// rounding anyway, or scale them by 1/l <= 1 into an output below the smallest normal float:
+// normwise, flushing changes an error by less than 2^-126 (times the largest weighted value).
 // explorations/20261202-flushed-exp measured the state fold with it (bf16 logsumexp +3-6%).
 #pragma once
 

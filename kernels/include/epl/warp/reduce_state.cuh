@@ -40,7 +40,10 @@ __device__ __forceinline__ State warp_allreduce_state(State s, Merge merge) {
 #pragma unroll
   for (int mask = WIDTH / 2; mask > 0; mask /= 2) {
     const State other = shfl_xor_state(s, mask, WIDTH);
-    s = (lane & mask) ? merge(other, s) : merge(s, other);  // lower lane's state first, in both lanes
+    const bool upper = (lane & mask) != 0;  // operands chosen by select, so the merge is one straight-line copy
+    const State lower_state = upper ? other : s;
+    const State upper_state = upper ? s : other;
+    s = merge(lower_state, upper_state);  // lower lane's state first, in both lanes
   }
   return s;
 }
