@@ -9,10 +9,11 @@
 # from it, written into the command: the copy there sits on git metadata of the lending tool's
 # (HEAD from when the session began), so git on that machine names the wrong commit.
 #
-# Each '--'-separated group is one step: 'verify ARGS', 'bench ARGS' or 'pytest ARGS'. Steps run in
-# order; a failing step does not stop the next. verify and bench write their evidence straight
-# under $OUT/evidence/<device>/ (so rows already written come back even if the call is cut short),
-# and the log goes to $OUT/log.txt as it runs. Copy what comes back into evidence/<device>/.
+# Each '--'-separated group is one step: 'verify ARGS', 'bench ARGS' or 'pytest ARGS' (pytest gets -q
+# here already: a second -q hides its count line). Steps run in order; a failing step does not stop
+# the next. verify and bench write their evidence straight under $OUT/evidence/<device>/ (so rows
+# already written come back even if the call is cut short), and the log goes to $OUT/log.txt as it
+# runs. Copy what comes back into evidence/<device>/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
