@@ -2,7 +2,9 @@
 for merges that do not commute bit for bit; a merge that declares `static constexpr bool
 kCommutative = true` (epl::Sum, Max, Min of thread/ops.cuh, whose header already promises
 op(a, b) == op(b, a) bit for bit, and row/ops.cuh's MergeSumPair, two such sums) takes
-merge(s, other) in every lane, as before commit d63183f. Usage: python3 patch.py TREE"""
+merge(s, other) in every lane, as before commit d63183f. With 'bound' also: the two-reduction
+kernels' vector entry bounded to 64 registers (1024 threads an SM).
+Usage: python3 patch.py TREE [bound]"""
 import pathlib
 import sys
 
@@ -51,3 +53,18 @@ __device__ constexpr bool merge_commutes(...) {
 for name in ("Sum", "Max", "Min"):
     replace("thread/ops.cuh", [(f"struct {name} {{\n", f"struct {name} {{\n  static constexpr bool kCommutative = true;  // bit for bit: see the contract above\n")])
 replace("row/ops.cuh", [("struct MergeSumPair {\n", "struct MergeSumPair {\n  static constexpr bool kCommutative = true;  // two IEEE sums\n")])
+
+if "bound" in sys.argv[2:]:
+    # The two-reduction kernels' vector entry asks for 1024 threads an SM (64 registers), their
+    # element entry for 512 as before: at 1024 the vector entry spills nowhere and every 32-item
+    # point of log-softmax drops from 76-79 registers to 64; the element entry would spill.
+    replace("row/group.cuh", [(
+        "__host__ __device__ constexpr int row_min_blocks(int block) { return block >= 512 ? 1 : 512 / block; }",
+        "__host__ __device__ constexpr int row_min_blocks(int block, int sm_threads = 512) {\n"
+        "  return block >= sm_threads ? 1 : sm_threads / block;\n}")])
+    for op in ("softmax", "log-softmax"):
+        k = tree.parent.parent / f"operators/{op}/two-reduction-registers.cu"
+        s = k.read_text()
+        old = "epl::row_min_blocks(epl::row_block_threads(G, MIN_BLOCK)))"
+        assert s.count(old) == 1, k
+        k.write_text(s.replace(old, "epl::row_min_blocks(epl::row_block_threads(G, MIN_BLOCK), PATH == epl::kVectorPath ? 1024 : 512))"))
