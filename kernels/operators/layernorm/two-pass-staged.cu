@@ -19,7 +19,6 @@
 //               runner opts into); BLOCK a power of two in [32, 1024]; cols >= 1, the segment at
 //               most 227 KiB; gridDim.x == rows * CLUSTER; x and y do not overlap.
 #include <epl/row/staged.cuh>
-#include <epl/row/two_pass_streamed.cuh>
 
 template <int CLUSTER, int BLOCK, int UNROLL, typename T, epl::RowPath PATH>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)

@@ -37,10 +37,14 @@ constexpr int kMaxStateBytes = 16;
 __host__ __device__ constexpr int row_block_threads(int g) { return g > 256 ? g : 256; }
 
 // Blocks per SM a register-resident mapping asks ptxas to fit (__launch_bounds__' second
-// argument): at least 512 threads per SM, so at most 128 registers per thread. Without it ptxas
-// spends up to 255 registers on a long share and one block of 256 fills the SM; with a 64-register
-// cap (1024 threads) shares of 32 items spill.
-__host__ __device__ constexpr int row_min_blocks(int block) { return block >= 512 ? 1 : 512 / block; }
+// argument): at least SM_THREADS threads per SM, 512 by default, so at most 128 registers per
+// thread. Without it ptxas spends up to 255 registers on a long share and one block of 256 fills
+// the SM; with a 64-register cap (1024 threads) most shares of 32 items spill. A kernel whose
+// vector path fits 64 registers without spilling asks 1024 for that entry alone
+// (softmax/two-reduction-registers, log-softmax/two-reduction-registers).
+__host__ __device__ constexpr int row_min_blocks(int block, int sm_threads = 512) {
+  return block >= sm_threads ? 1 : sm_threads / block;
+}
 
 // [begin, begin + n) of a row: the part one block's group of threads shares.
 struct RowSegment {

@@ -142,6 +142,10 @@ struct MergeSumPair {
     return SumPair{a.sum + b.sum, a.sum_sq + b.sum_sq};
   }
 };
+template <>
+struct MergeCommutes<MergeSumPair> {  // two IEEE sums
+  static constexpr bool value = true;
+};
 
 struct LayerNormSumSquares {
   template <typename Share, typename Group>

@@ -3,6 +3,7 @@
 // and a second read (from L2 while the rows in flight fit there) writes the output.
 //
 // Records: catalog/realizations/{rmsnorm/reread,layernorm/welford-reread,log-softmax/online-reread}.yaml
+//          (and the staged ones of staged.cuh, which use these policies)
 //
 // Why it exists beside epl/row/resident.cuh: a register-resident long row needs a register per
 // element (64 KiB for 16 Ki float32), which caps a block of G threads at one or two per SM, and each
@@ -19,6 +20,9 @@
 //                          the same fold, written as softmax).
 //   LayerNormWelford       Welford/Chan of x - x[0] (mergeable-statistics/welford-chan with its
 //                          shift: exact centring on the row's first element, then (count, mean, M2)).
+//   LayerNormTwoPassStreamed  the sum, an all-reduce, the squared deviations about the row's mean,
+//                          a second all-reduce: two visits of the segment, for one that rereads
+//                          cheaply (staged in shared memory: layernorm/two-pass-staged).
 #pragma once
 
 #include "group.cuh"
@@ -91,6 +95,28 @@ struct LayerNormWelford {
     visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, w);
     const WelfordState s = group.all_reduce(w.state, ChanMerge{});
     return op.of_moments(s.mean + pivot, div_by_count(s.m2, s.count));
+  }
+};
+
+// Layernorm's mean and variance by two plain passes over the segment. Against LayerNormWelford a
+// round costs one FADD an element, then one FADD and one FFMA, not a chunk's moments and a Chan merge
+// with its division, and the variance is summed about the exact mean, not about a pivot. Only for a
+// segment that rereads cheaply: the second visit reads it again. Staged in shared memory, and since
+// RowCluster exchanges on mbarriers, the second cluster all-reduce costs one remote store per peer
+// and one wait (explorations/20261205-layernorm-staged-two-pass: bf16 +5-22% over the Welford fold,
+// fp32 level).
+struct LayerNormTwoPassStreamed {
+  using Op = LayerNormRow<LayerNormTwoPass>;
+  Op op;
+  template <int LANES, int UNROLL, int COLS, L1Evict HINT, typename T, typename Group>
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__, const T* __restrict__ seg, int n, int lane,
+                                           bool vector_path, Group& group, int cols) const {
+    RowSumVisitor<UNROLL, T> sum;
+    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, sum);
+    const float mean = per_element(group.all_reduce(sum.acc, Sum{}), cols);
+    RowSquaredDeviationVisitor<UNROLL, T> squares(mean);
+    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, squares);
+    return op.of_moments(mean, per_element(group.all_reduce(squares.acc, Sum{}), cols));
   }
 };
 

@@ -35,7 +35,7 @@ __device__ __forceinline__ void widen_round(const Vec16<T> (&v)[U], float (&c)[U
   }
 }
 
-// The max of a full round: the widened chunk's pairwise tree.
+// Widens a full round into c and returns its max (the widened chunk's pairwise tree).
 template <typename T, int U>
 __device__ __forceinline__ float widen_round_max(const Vec16<T> (&v)[U], float (&c)[U * Vec16<T>::N]) {
   widen_round(v, c);
@@ -45,9 +45,10 @@ __device__ __forceinline__ float widen_round_max(const Vec16<T> (&v)[U], float (
 // The max of a bf16 round on its packed pairs before they are widened: max.bf16x2 is exact (the
 // float max, up to the sign of a zero), and a tree over U * 4 pairs is half the FMNMX of one over
 // U * 8 floats.
-// Whether the widened floats are needed is then the caller's: the fold needs them, the max pass of
-// two-pass softmax does not. (explorations/20261203-bf16-stream-fold: bf16 logsumexp 40 registers
-// instead of 56, and up to +13% with exp_flush beside it.)
+// It widens into c after the max, as the float overload does; a caller that needs only the max
+// (MaxVisitor, pass 1 of two-pass softmax) leaves c unread and the compiler drops the widening.
+// (explorations/20261203-bf16-stream-fold: bf16 logsumexp 40 registers instead of 56, and up to
+// +13% with exp_flush beside it.)
 template <int U>
 __device__ __forceinline__ float widen_round_max(const Vec16<__nv_bfloat16> (&v)[U], float (&c)[U * 8]) {
   static_assert(is_pow2(U), "a round of U vectors, U a power of two");

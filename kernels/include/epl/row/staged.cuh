@@ -3,7 +3,7 @@
 // the rewrite both read shared memory.
 //
 // Records: catalog/realizations/{softmax/online-staged,log-softmax/online-staged,rmsnorm/staged,
-//          layernorm/welford-staged}.yaml
+//          layernorm/welford-staged,layernorm/two-pass-staged}.yaml
 //
 // Why it exists beside epl/row/resident.cuh and epl/row/reread.cuh: a row held in registers costs a
 // register per element, so a long row leaves one block per SM and ptxas little room; a row streamed

@@ -8,6 +8,7 @@
 // the same bits.
 #pragma once
 
+#include "../thread/ops.cuh"
 #include "../util.cuh"
 
 namespace epl {
@@ -28,6 +29,26 @@ __device__ __forceinline__ State shfl_xor_state(const State& s, int mask, int wi
   return out.state;
 }
 
+// Whether merge(a, b) and merge(b, a) have the same bits, so a butterfly step needs no canonical
+// order. Sum, Max and Min promise it (thread/ops.cuh's contract); another merge declares it by
+// specializing this trait (row/ops.cuh: MergeSumPair), and one that says nothing is taken not to.
+template <typename Merge>
+struct MergeCommutes {
+  static constexpr bool value = false;
+};
+template <>
+struct MergeCommutes<Sum> {
+  static constexpr bool value = true;
+};
+template <>
+struct MergeCommutes<Max> {
+  static constexpr bool value = true;
+};
+template <>
+struct MergeCommutes<Min> {
+  static constexpr bool value = true;
+};
+
 // Merges the states of each group of WIDTH consecutive lanes (WIDTH a power of two, 1..32).
 // Merge: `State operator()(const State& lower, const State& upper) const`, associative.
 // Every one of the 32 lanes must call it, converged.
@@ -40,10 +61,14 @@ __device__ __forceinline__ State warp_allreduce_state(State s, Merge merge) {
 #pragma unroll
   for (int mask = WIDTH / 2; mask > 0; mask /= 2) {
     const State other = shfl_xor_state(s, mask, WIDTH);
-    const bool upper = (lane & mask) != 0;  // operands chosen by select, so the merge is one straight-line copy
-    const State lower_state = upper ? other : s;
-    const State upper_state = upper ? s : other;
-    s = merge(lower_state, upper_state);  // lower lane's state first, in both lanes
+    if constexpr (MergeCommutes<Merge>::value) {
+      s = merge(s, other);  // the same bits in both lanes, in either order
+    } else {
+      const bool upper = (lane & mask) != 0;  // operands chosen by select: one straight-line merge
+      const State lower_state = upper ? other : s;
+      const State upper_state = upper ? s : other;
+      s = merge(lower_state, upper_state);  // lower lane's state first, in both lanes
+    }
   }
   return s;
 }
