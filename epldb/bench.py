@@ -216,9 +216,9 @@ def _read_ceiling(buffers: Sequence[Any], nbytes: int, name: str, what: str) -> 
     return best
 
 
-# Below this many bytes a shape gets no read ceiling of its own size (L2-resident and latency-bound
-# sizes are judged by time, not by a fraction of a bandwidth).
-READ_AT_SIZE_MIN_BYTES = 64 << 20
+# Below this many bytes a shape gets no size-matched reference of its own (L2-resident and
+# latency-bound sizes are judged by time, not by a fraction of a bandwidth).
+AT_SIZE_MIN_BYTES = 64 << 20
 
 
 def measure_read_at_size(nbytes: int, sets: int) -> Ceiling:
@@ -231,6 +231,37 @@ def measure_read_at_size(nbytes: int, sets: int) -> Ceiling:
     nbytes -= nbytes % 16
     buffers = [_pattern(nbytes) for _ in range(max(1, sets))]
     return _read_ceiling(buffers, nbytes, "read-at-size", f"{nbytes / 2**20:.0f} MiB, {len(buffers)} buffer(s) rotated")
+
+
+def measure_copy_at_size(nbytes: int, sets: int) -> Ceiling:
+    """The copy ceiling's measurement (cudaMemcpyAsync device to device) at a read-and-write
+    shape's own bytes moved: half of ``nbytes`` (rounded down to 16) read and the same written,
+    from ``sets`` source buffers rotated as the shape's inputs rotate. Named 'copy-at-size'. It
+    shows what the launch and the memory system's ramp cost at this size, which the device ceiling,
+    copied at 1 GiB, amortizes away (run 7608's probe: 0.89 of the ceiling at 64 MiB, 0.94 at 128)."""
+    import cupy
+
+    half = (nbytes // 2) - (nbytes // 2) % 16
+    sources = [_pattern(half) for _ in range(max(1, sets))]
+    dst = cupy.empty(half // 4, dtype=cupy.uint32)
+    t = time_calls([lambda src=src: dst.data.copy_from_device_async(src.data, half) for src in sources],
+                   min_reps=20, max_reps=50)
+    return Ceiling("copy-at-size", 2 * half / (t.median_ms * 1e-3) / 1e9, t, 2 * half,
+                   f"cudaMemcpyAsync device to device, {half / 2**20:.0f} MiB read and written, "
+                   f"{len(sources)} source(s) rotated")
+
+
+def at_size_bytes(ceiling: str, moved: int) -> int:
+    """The bytes the size-matched reference of ``ceiling`` counts for a shape moving ``moved``: the
+    read rounded down to 16 bytes, the copy's two halves each rounded down to 16."""
+    if ceiling == "copy":
+        half = moved // 2
+        return 2 * (half - half % 16)
+    return moved - moved % 16
+
+
+# The size-matched reference of each device ceiling a contract is judged against.
+AT_SIZE = {"read": measure_read_at_size, "copy": measure_copy_at_size}
 
 
 def ceiling_row(c: Ceiling) -> Row:
@@ -309,7 +340,7 @@ def bench(
 
     ceilings = ceilings or {}
     rows: list[Row] = []
-    read_at_size: set[int] = set()  # byte counts whose read ceiling this run already measured
+    at_size: set[int] = set()  # byte counts whose size-matched reference this run already measured
     dev = device_info()
     seed = new_seed()
 
@@ -346,15 +377,16 @@ def bench(
                 sets = [contract.make_inputs(dict(shape), dtype, rep_point, make_rng(cupy, seed + i), cupy) for i in range(k)]
                 rotation = f"{k} input set(s) rotated, {k * input_bytes / 2**20:.0f} MiB working set"
                 moved = contract.bytes_moved(dict(shape), rep_point)
-                if contract.ceiling == "read" and moved >= READ_AT_SIZE_MIN_BYTES and moved not in read_at_size:
-                    read_at_size.add(moved)
-                    probe = Row("ceiling/read-at-size", "ceiling", {}, "", {"bytes": moved - moved % 16}, "passed")
+                measure = AT_SIZE.get(contract.ceiling)
+                if measure is not None and moved >= AT_SIZE_MIN_BYTES and moved not in at_size:
+                    at_size.add(moved)
+                    probe = Row(f"ceiling/{contract.ceiling}-at-size", "ceiling", {}, "", {"bytes": at_size_bytes(contract.ceiling, moved)}, "passed")
                     if skip is None or not skip(probe):
-                        c = measure_read_at_size(moved, k)
+                        c = measure(moved, k)
                         row = ceiling_row(c)
-                        ref = ceilings.get("read")
-                        row.frac_ceiling = c.gbps / ref if ref else None  # of the run's 2 GiB read ceiling
-                        row.detail += "; fraction of the run's read ceiling"
+                        ref = ceilings.get(contract.ceiling)
+                        row.frac_ceiling = c.gbps / ref if ref else None  # of the run's device ceiling
+                        row.detail += f"; fraction of the run's {contract.ceiling} ceiling"
                         finish(row)
                 refs: dict[str, dict[str, Any]] = {}
 

@@ -58,14 +58,23 @@ class Standing:
     margin: float  # best.gbps / peer.gbps - 1
     verdict: str  # 'ahead' | 'behind' | 'level' (p10-p90 ranges overlap)
     copy_gbps: float | None = None  # the run's copy ceiling (None: the run measured none)
+    # The run's size-matched reference of the contract's ceiling at the best's bytes moved
+    # ('read-at-size' or 'copy-at-size', epldb/bench.py; None: the run measured none at this size).
+    at_size_gbps: float | None = None
 
     @property
     def of_copy(self) -> float | None:
         """The best realization's rate as a share of its run's copy ceiling."""
         return self.best.gbps / self.copy_gbps if self.copy_gbps else None
 
+    @property
+    def of_at_size(self) -> float | None:
+        """The best realization's rate as a share of what the same bytes reach in one plain read
+        or copy of that size, in the same run."""
+        return self.best.gbps / self.at_size_gbps if self.at_size_gbps else None
+
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "of_copy": self.of_copy}
+        return {**asdict(self), "of_copy": self.of_copy, "of_at_size": self.of_at_size}
 
 
 def verdict(best: Timed, peer: Timed) -> str:
@@ -124,6 +133,24 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
         peers.setdefault(key, {})[str(row.subject)] = _timed(row)
     copy = {(str(r.device), str(r.run)): float(r.gbps)
             for r in timed[(timed["kind"] == "ceiling") & (timed["subject"] == "ceiling/copy")].itertuples(index=False)}
+    # (device, run, 'read' | 'copy') -> [(bytes, GB/s)] of the run's size-matched references
+    at_size: dict[tuple[str, str, str], list[tuple[int, float]]] = {}
+    for r in timed[(timed["kind"] == "ceiling") & timed["subject"].str.endswith("-at-size")].itertuples(index=False):
+        kind = str(r.subject).removeprefix("ceiling/").removesuffix("-at-size")
+        at_size.setdefault((str(r.device), str(r.run), kind), []).append(
+            (int(params_dict(r.shape).get("bytes", 0)), float(r.gbps)))
+
+    def reference(device: str, run: str, name: str, b: Timed) -> float | None:
+        """The run's reference at the bytes the best row moved (its GB/s times its median time,
+        equal to the reference's bytes up to their rounding to 16 and the evidence's six digits)."""
+        contract = contracts.get(name)
+        if contract is None:
+            return None
+        moved = b.gbps * b.median_ms * 1e6
+        near = [(abs(n - moved), g) for n, g in at_size.get((device, run, contract.ceiling), [])
+                if abs(n - moved) <= 32 + 2e-6 * moved]
+        return min(near)[1] if near else None
+
     # the newest run per (device, contract, problem, shape) with both sides
     newest: dict[tuple[str, str, str, str], str] = {}
     for device, run, name, problem, shape in best:
@@ -138,7 +165,8 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
         dtype = str(named.pop("dtype", ""))
         for subject, p in sorted(peers[key].items()):
             out.append(Standing(device, run, name, dtype, canonical_json(named), shape, b, p,
-                                b.gbps / p.gbps - 1.0, verdict(b, p), copy.get((device, run))))
+                                b.gbps / p.gbps - 1.0, verdict(b, p), copy.get((device, run)),
+                                reference(device, run, name, b)))
     out.sort(key=lambda s: (s.device, s.contract, s.dtype, s.problem, _shape_order(s.shape), s.peer.subject))
     return out
 

@@ -39,10 +39,11 @@ def compare(args: argparse.Namespace) -> int:
         return EXIT_OK
     body = [[s.contract, s.dtype, params_label(s.problem), shape_label(s.shape), s.best.subject.split("/", 1)[-1],
              knobs_label(s.best.params, s.problem), f"{s.best.gbps:.0f}",
-             "-" if s.of_copy is None else f"{s.of_copy:.2f}", s.peer.subject.split("/", 1)[-1],
+             "-" if s.of_copy is None else f"{s.of_copy:.2f}", "-" if s.of_at_size is None else f"{s.of_at_size:.2f}",
+             s.peer.subject.split("/", 1)[-1],
              f"{s.peer.gbps:.0f}", f"{100 * s.margin:+.1f}%", s.verdict, s.run] for s in rows]
-    print(table(body, ["contract", "dtype", "problem", "shape", "best", "at", "GB/s", "of copy", "peer", "GB/s",
-                       "margin", "p10-p90", "run"]))
+    print(table(body, ["contract", "dtype", "problem", "shape", "best", "at", "GB/s", "of copy", "of at-size", "peer",
+                       "GB/s", "margin", "p10-p90", "run"]))
     print()
     summary = [[device, contract, dtype, params_label(problem), str(t.shapes), str(t.at_least_median), str(t.ahead),
                 str(t.level), str(t.behind), str(t.at_copy_share)]

@@ -53,7 +53,8 @@ class Chart:
     series: list[Series]
     ceiling: dict[str, float] = field(default_factory=dict)  # shape → GB/s
     ceiling_label: str = "ceiling"
-    # shape → GB/s of the read-only kernel at that shape's own byte count (same run), if measured
+    # shape → GB/s of the ceiling's size-matched reference at that shape's own byte count (same run:
+    # the read-only kernel or the copy), if measured
     reference: dict[str, float] = field(default_factory=dict)
     reference_label: str = "read kernel at this size"
     ylabel: str = "GB/s (minimal bytes moved / median time)"

@@ -39,6 +39,8 @@ FAMILY_TITLES = {
 FAMILY_ORDER = list(FAMILY_TITLES)
 NO_EVIDENCE = "No evidence yet"
 MAX_ROWS_SHOWN = 300  # evidence rows listed on a realization page; the CSVs hold them all
+# The chart legend of each ceiling's size-matched reference (epldb/bench.py: AT_SIZE).
+AT_SIZE_LABELS = {"read": "read kernel at this size", "copy": "copy at this size"}
 
 
 @dataclass
@@ -250,11 +252,15 @@ def _comparison_chart(site: Site, page: Page, rows: "pd.DataFrame", device: str,
         if c is not None:
             ceiling[labels[s]] = c
     ev = site.ev
-    judged_by_read = ev is not None and any(V.ceiling_name(ev, device, c) == "read" for c in ceiling.values())
-    reference = ({labels[s]: r for s in shapes if (r := V.read_at_size(pr, ev, device, s)) is not None}
-                 if judged_by_read else {})  # a read kernel is no reference for a read-and-write contract
+    # The size-matched reference of the ceiling the contract is judged by: a read kernel is no
+    # reference for a read-and-write contract, nor a copy for a reduction.
+    judged_by = next((n for c in ceiling.values() if ev is not None and (n := V.ceiling_name(ev, device, c))
+                      in ("read", "copy")), None)
+    reference = ({labels[s]: r for s in shapes if (r := V.at_size(pr, ev, device, s, judged_by)) is not None}
+                 if judged_by is not None else {})
     chart = Chart(title=title, shapes=[labels[s] for s in shapes], series=series, ceiling=ceiling,
-                  ceiling_label=site.ceiling_label(device, ceiling), reference=reference)
+                  ceiling_label=site.ceiling_label(device, ceiling), reference=reference,
+                  reference_label=AT_SIZE_LABELS.get(judged_by or "read", ""))
     return site.chart(page, stem, chart)
 
 

@@ -119,16 +119,17 @@ def ceiling_at(rows: "pd.DataFrame", device: str, dtype: str, shape: str) -> flo
     return None
 
 
-def read_at_size(rows: "pd.DataFrame", evidence: "pd.DataFrame", device: str, shape: str) -> float | None:
-    """The read-only kernel timed at this shape's own byte count (``ceiling/read-at-size`` rows of
-    ``evidence``, all runs' rows) in the latest run that has both timed ``rows`` at the shape and
-    such a reference: what one launch of a plain read reaches at that size, beside the device
-    ceiling read at 2 GiB. Matched by bytes: a timed row's bytes moved are its GB/s times its
-    median time, equal to the reference's (which is rounded down to 16 bytes) up to the six
-    significant digits the evidence keeps."""
+def at_size(rows: "pd.DataFrame", evidence: "pd.DataFrame", device: str, shape: str, ceiling: str) -> float | None:
+    """The size-matched reference of ``ceiling`` ('read' or 'copy') at this shape's own byte count
+    (``ceiling/read-at-size``: the read-only kernel; ``ceiling/copy-at-size``: cudaMemcpyAsync of
+    half the bytes each way; rows of ``evidence``, all runs') in the latest run that has both timed
+    ``rows`` at the shape and such a reference: what one launch reaches at that size, beside the
+    device ceiling measured at 1-2 GiB. Matched by bytes: a timed row's bytes moved are its GB/s
+    times its median time, equal to the reference's (rounded down to 16 bytes, each half for the
+    copy) up to the six significant digits the evidence keeps."""
     at = rows[(rows["device"] == device) & (rows["shape"] == shape) & (rows["kind"] != "ceiling")
               & rows["gbps"].notna() & rows["time_ms_median"].notna()]
-    refs = evidence[(evidence["device"] == device) & (evidence["subject"] == "ceiling/read-at-size")
+    refs = evidence[(evidence["device"] == device) & (evidence["subject"] == f"ceiling/{ceiling}-at-size")
                     & evidence["gbps"].notna()]
     if at.empty or refs.empty:
         return None
@@ -137,7 +138,7 @@ def read_at_size(rows: "pd.DataFrame", evidence: "pd.DataFrame", device: str, sh
         moved = float((timed["gbps"] * timed["time_ms_median"] * 1e6).median())
         in_run = refs[refs["run"] == run]
         candidates = [(abs(json.loads(sh).get("bytes", 0) - moved), float(g)) for sh, g in zip(in_run["shape"], in_run["gbps"])]
-        near = [c for c in candidates if moved > 0 and c[0] <= 16 + 2e-6 * moved]
+        near = [c for c in candidates if moved > 0 and c[0] <= 32 + 2e-6 * moved]
         if near:
             return min(near)[1]
     return None

@@ -51,3 +51,21 @@ def test_read_at_size_is_its_own_ceiling_below_the_device_ceiling() -> None:
     assert small.name == "read-at-size" and small.nbytes == 64 << 20
     # A 64 MiB read pays the launch and the ramp that 1 GiB amortizes: never faster, within noise.
     assert 100 < small.gbps < read.gbps * 1.02
+
+
+@pytest.mark.gpu
+def test_copy_at_size_copies_half_each_way_and_is_no_faster_than_the_copy_ceiling() -> None:
+    from epldb.bench import measure_ceilings, measure_copy_at_size
+
+    copy, _ = measure_ceilings(1 << 30)
+    small = measure_copy_at_size((64 << 20) + 8, sets=2)
+    assert small.name == "copy-at-size" and small.nbytes == 64 << 20
+    assert 100 < small.gbps < copy.gbps * 1.02
+
+
+@pytest.mark.parametrize(("ceiling", "moved", "counted"), [
+    ("read", (64 << 20) + 15, 64 << 20), ("copy", (64 << 20) + 8, 64 << 20), ("copy", (64 << 20) + 40, (64 << 20) + 32)])
+def test_at_size_bytes_round_as_the_measurement_does(ceiling: str, moved: int, counted: int) -> None:
+    from epldb.bench import at_size_bytes
+
+    assert at_size_bytes(ceiling, moved) == counted

@@ -17,3 +17,27 @@ def test_string_parameters_are_the_problem_unless_the_contract_says_otherwise() 
     # Without the contract's word, every string is the problem (peers' and ceilings' rows).
     assert variant_of(softmax_point) == "policy=SoftmaxRow"
     assert knobs_label(softmax_point) == "group=32 items=8"
+
+
+def test_the_size_matched_reference_is_the_named_ceilings_at_the_rows_bytes_in_their_run() -> None:
+    import json
+
+    import pandas as pd
+
+    from epldb.site.views import at_size
+
+    shape = json.dumps({"cols": 1024, "rows": 32768})
+
+    def timed(run: str, gbps: float) -> dict:  # moves 100 MB: GB/s x median ms x 1e6
+        return dict(device="d", run=run, shape=shape, kind="realization", gbps=gbps, time_ms_median=100.0 / gbps)
+
+    def ref(run: str, name: str, nbytes: int, gbps: float) -> dict:
+        return dict(device="d", run=run, shape=json.dumps({"bytes": nbytes}), kind="ceiling",
+                    subject=f"ceiling/{name}-at-size", gbps=gbps, time_ms_median=1.0)
+
+    rows = pd.DataFrame([timed("r1", 3000.0), timed("r2", 3100.0)])
+    evidence = pd.DataFrame([ref("r1", "copy", 100_000_000 - 32, 3700.0), ref("r2", "read", 100_000_000, 3900.0),
+                             ref("r2", "copy", 300_000_000, 4100.0)])
+    assert at_size(rows, evidence, "d", shape, "copy") == 3700.0  # r2 has no copy at these bytes: r1's
+    assert at_size(rows, evidence, "d", shape, "read") == 3900.0
+    assert at_size(rows, evidence, "e", shape, "copy") is None

@@ -107,3 +107,20 @@ def test_the_best_is_set_against_its_own_runs_copy_ceiling() -> None:
     assert out[("r1", SHAPE)].as_dict()["of_copy"] == pytest.approx(3900 / 4200)
     counts = {key[2]: t.at_copy_share for key, t in tally(list(out.values())).items()}
     assert counts == {"float32": 1, "bfloat16": 0}  # 3900 / 4200 >= 0.9 > 3700 / 4200; no ceiling, no count
+
+
+def test_the_size_matched_reference_of_the_contracts_ceiling_sets_the_at_size_share() -> None:
+    # row() moves 100 MB (gbps x median ms x 1e6); row-softmax is judged by the copy ceiling.
+    ref = row("r1", "ceiling/copy-at-size", 3800, kind="ceiling", shape=json.dumps({"bytes": 100_000_000 - 32}))
+    off = row("r1", "ceiling/copy-at-size", 4100, kind="ceiling", shape=json.dumps({"bytes": 200_000_000}))
+    read = row("r1", "ceiling/read-at-size", 3000, kind="ceiling", shape=json.dumps({"bytes": 100_000_000}))
+    other_run = row("r0", "ceiling/copy-at-size", 1000, kind="ceiling", shape=json.dumps({"bytes": 100_000_000}))
+    df = frame(row("r1", FAST, 3420), row("r1", "row-softmax/torch-compile", 3500, kind="peer"), ref, off, read,
+               other_run, row("r1", "ceiling/copy", 4200, kind="ceiling", shape=json.dumps({"bytes": 1 << 31})))
+    (s,) = standings(CATALOG, df, ids=["softmax"])
+    assert s.at_size_gbps == 3800 and s.of_at_size == pytest.approx(0.9)
+    assert s.of_copy == pytest.approx(3420 / 4200) and s.as_dict()["of_at_size"] == pytest.approx(0.9)
+    # Without a reference at the best's bytes in its own run, there is no share.
+    (s,) = standings(CATALOG, frame(row("r1", FAST, 3420), row("r1", "row-softmax/torch-compile", 3500, kind="peer"),
+                                    off, read, other_run), ids=["softmax"])
+    assert s.at_size_gbps is None and s.of_at_size is None
