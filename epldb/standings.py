@@ -142,13 +142,13 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
 
     def reference(device: str, run: str, name: str, b: Timed) -> float | None:
         """The run's reference at the bytes the best row moved (its GB/s times its median time,
-        equal to the reference's bytes up to their rounding to 16 and the evidence's six digits)."""
+        equal to the reference's bytes up to their rounding to 16 and the evidence's six digits: within 1e-5)."""
         contract = contracts.get(name)
         if contract is None:
             return None
         moved = b.gbps * b.median_ms * 1e6
         near = [(abs(n - moved), g) for n, g in at_size.get((device, run, contract.ceiling), [])
-                if abs(n - moved) <= 32 + 2e-6 * moved]
+                if abs(n - moved) <= 32 + 1e-5 * moved]
         return min(near)[1] if near else None
 
     # the newest run per (device, contract, problem, shape) with both sides

@@ -126,7 +126,7 @@ def at_size(rows: "pd.DataFrame", evidence: "pd.DataFrame", device: str, shape: 
     ``rows`` at the shape and such a reference: what one launch reaches at that size, beside the
     device ceiling measured at 1-2 GiB. Matched by bytes: a timed row's bytes moved are its GB/s
     times its median time, equal to the reference's (rounded down to 16 bytes, each half for the
-    copy) up to the six significant digits the evidence keeps."""
+    copy) up to the six significant digits the evidence keeps in each factor (within 1e-5)."""
     at = rows[(rows["device"] == device) & (rows["shape"] == shape) & (rows["kind"] != "ceiling")
               & rows["gbps"].notna() & rows["time_ms_median"].notna()]
     refs = evidence[(evidence["device"] == device) & (evidence["subject"] == f"ceiling/{ceiling}-at-size")
@@ -138,7 +138,7 @@ def at_size(rows: "pd.DataFrame", evidence: "pd.DataFrame", device: str, shape: 
         moved = float((timed["gbps"] * timed["time_ms_median"] * 1e6).median())
         in_run = refs[refs["run"] == run]
         candidates = [(abs(json.loads(sh).get("bytes", 0) - moved), float(g)) for sh, g in zip(in_run["shape"], in_run["gbps"])]
-        near = [c for c in candidates if moved > 0 and c[0] <= 32 + 2e-6 * moved]
+        near = [c for c in candidates if moved > 0 and c[0] <= 32 + 1e-5 * moved]
         if near:
             return min(near)[1]
     return None
