@@ -43,24 +43,15 @@ def test_time_calls_and_ceilings() -> None:
 
 
 @pytest.mark.gpu
-def test_read_at_size_is_its_own_ceiling_below_the_device_ceiling() -> None:
-    from epldb.bench import measure_ceilings, measure_read_at_size
+@pytest.mark.parametrize("ceiling", ["copy", "read"])
+def test_a_size_matched_reference_counts_the_rounded_bytes_and_is_no_faster_than_its_ceiling(ceiling: str) -> None:
+    from epldb.bench import AT_SIZE, measure_ceilings
 
-    _, read = measure_ceilings(1 << 30)
-    small = measure_read_at_size((64 << 20) + 8, sets=2)
-    assert small.name == "read-at-size" and small.nbytes == 64 << 20
-    # A 64 MiB read pays the launch and the ramp that 1 GiB amortizes: never faster, within noise.
-    assert 100 < small.gbps < read.gbps * 1.02
-
-
-@pytest.mark.gpu
-def test_copy_at_size_copies_half_each_way_and_is_no_faster_than_the_copy_ceiling() -> None:
-    from epldb.bench import measure_ceilings, measure_copy_at_size
-
-    copy, _ = measure_ceilings(1 << 30)
-    small = measure_copy_at_size((64 << 20) + 8, sets=2)
-    assert small.name == "copy-at-size" and small.nbytes == 64 << 20
-    assert 100 < small.gbps < copy.gbps * 1.02
+    device = {c.name: c for c in measure_ceilings(1 << 30)}[ceiling]
+    small = AT_SIZE[ceiling]((64 << 20) + 8, sets=2)  # the copy: 32 MiB + 4 each way, rounded to 16
+    assert small.name == f"{ceiling}-at-size" and small.nbytes == 64 << 20
+    # 64 MiB pay the launch and the ramp that the 1-2 GiB ceilings amortize: never faster, within noise.
+    assert 100 < small.gbps < device.gbps * 1.02
 
 
 @pytest.mark.parametrize(("ceiling", "moved", "counted"), [
