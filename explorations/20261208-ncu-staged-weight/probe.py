@@ -12,8 +12,8 @@ ROWS, COLS = 128, 262144
 CASES = [  # realization, dtype, point
     ("softmax/online-staged", "float32", dict(block=512, cluster=16, unroll=4)),
     ("rmsnorm/staged", "float32", dict(block=512, cluster=16, unroll=4)),
-    ("layernorm/two-pass-staged", "float32", dict(block=512, cluster=16, unroll=2)),
-    ("softmax/online-staged", "bfloat16", dict(block=256, cluster=16, unroll=4)),
+    ("layernorm/two-pass-staged", "float32", dict(block=512, cluster=16, unroll=4)),
+    ("softmax/online-staged", "bfloat16", dict(block=256, cluster=16, unroll=2)),
     ("rmsnorm/staged", "bfloat16", dict(block=256, cluster=16, unroll=2)),
     ("layernorm/two-pass-staged", "bfloat16", dict(block=256, cluster=16, unroll=2)),
 ]
