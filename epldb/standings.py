@@ -189,6 +189,7 @@ class Tally:
     behind: int
     at_least_median: int  # best's median rate >= every peer's median rate
     at_copy_share: int = 0  # best's median rate >= COPY_SHARE x its run's copy ceiling
+    at_size_share: int = 0  # best's median rate >= COPY_SHARE x its run's size-matched reference
 
 
 def tally(rows: Sequence[Standing]) -> dict[tuple[str, str, str, str], Tally]:
@@ -198,12 +199,13 @@ def tally(rows: Sequence[Standing]) -> dict[tuple[str, str, str, str], Tally]:
     out: dict[tuple[str, str, str, str], Tally] = {}
     for key, shapes in groups.items():
         counts = {"ahead": 0, "level": 0, "behind": 0}
-        at_least = at_copy = 0
+        at_least = at_copy = at_size = 0
         for vs in shapes.values():
             strongest = max(vs, key=lambda s: s.peer.gbps)
             counts[strongest.verdict] += 1
             at_least += strongest.best.gbps >= strongest.peer.gbps
             share = strongest.of_copy
             at_copy += share is not None and share >= COPY_SHARE
-        out[key] = Tally(len(shapes), counts["ahead"], counts["level"], counts["behind"], at_least, at_copy)
+            at_size += strongest.of_at_size is not None and strongest.of_at_size >= COPY_SHARE
+        out[key] = Tally(len(shapes), counts["ahead"], counts["level"], counts["behind"], at_least, at_copy, at_size)
     return out

@@ -46,10 +46,11 @@ def compare(args: argparse.Namespace) -> int:
                        "GB/s", "margin", "p10-p90", "run"]))
     print()
     summary = [[device, contract, dtype, params_label(problem), str(t.shapes), str(t.at_least_median), str(t.ahead),
-                str(t.level), str(t.behind), str(t.at_copy_share)]
+                str(t.level), str(t.behind), str(t.at_copy_share), str(t.at_size_share)]
                for (device, contract, dtype, problem), t in sorted(tally(rows).items())]
     print("Against the strongest peer at each shape (medians; ahead/behind only where the p10-p90 ranges part),")
-    print(f"and against the run's copy ceiling (the best's median at or above {COPY_SHARE:.0%} of it):")
+    print(f"against the run's copy ceiling (the best's median at or above {COPY_SHARE:.0%} of it), and against the")
+    print("same run's plain copy or read of the shape's own bytes (where it measured one: 64 MiB and more):")
     print(table(summary, ["device", "contract", "dtype", "problem", "shapes", ">= peer", "ahead", "level", "behind",
-                          f">= {COPY_SHARE:.0%} copy"]))
+                          f">= {COPY_SHARE:.0%} copy", f">= {COPY_SHARE:.0%} at-size"]))
     return EXIT_OK

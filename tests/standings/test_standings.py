@@ -119,6 +119,7 @@ def test_the_size_matched_reference_of_the_contracts_ceiling_sets_the_at_size_sh
                other_run, row("r1", "ceiling/copy", 4200, kind="ceiling", shape=json.dumps({"bytes": 1 << 31})))
     (s,) = standings(CATALOG, df, ids=["softmax"])
     assert s.at_size_gbps == 3800 and s.of_at_size == pytest.approx(0.9)
+    assert [t.at_size_share for t in tally([s]).values()] == [1]  # 3420 / 3800 = 0.9: counted
     assert s.of_copy == pytest.approx(3420 / 4200) and s.as_dict()["of_at_size"] == pytest.approx(0.9)
     # Without a reference at the best's bytes in its own run, there is no share.
     (s,) = standings(CATALOG, frame(row("r1", FAST, 3420), row("r1", "row-softmax/torch-compile", 3500, kind="peer"),
