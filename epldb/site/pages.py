@@ -937,11 +937,55 @@ def write_operator(site: Site, o: Operator) -> Page:
                            f"<code>operator: {esc(o.id)}</code>, its kernel under "
                            f"<code>kernels/operators/{esc(o.id)}/</code>. Its stages' primitives are measured on "
                            "their own pages.")
+    _against_the_peers(site, page, o)
     if o.notes:
         page.heading(2, "Notes")
         page.raw(f'<div class="epl-prose">{prose(o.notes)}</div>')
     _record_footer(page, o)
     return page
+
+
+def _against_the_peers(site: Site, page: Page, o: Operator) -> None:
+    """The operator's standing at each measured shape: its best verified realization against the
+    strongest peer of the same run (``epldb compare``'s rows), with the run's copy ceiling and the
+    size-matched reference beside it; then the counts per device and dtype."""
+    from epldb.site.data import knobs_label, params_label, shape_label
+    from epldb.standings import COPY_SHARE, standings, tally
+
+    if site.ev is None:
+        return
+    rows = standings(site.cat, site.ev, ids=[o.id])
+    if not rows:
+        return
+    strongest: dict[tuple[str, str, str, str], Any] = {}
+    for s in rows:  # standings come one per peer: keep the fastest peer of each shape
+        key = (s.device, s.dtype, s.problem, s.shape)
+        if key not in strongest or s.peer.gbps > strongest[key].peer.gbps:
+            strongest[key] = s
+    page.heading(2, "Against the peers")
+    page.para("At each shape, the fastest verified realization against the fastest peer timed in the same run "
+              "(medians; ahead or behind only where the p10-p90 ranges part), as <code>epldb compare</code> "
+              "gives it. Of copy: the share of the run's device copy ceiling. Of at-size: the share of a plain "
+              "copy (or, for a reduction, a plain read) of the shape's own bytes in the same run, which pays the "
+              "launch and the memory system's ramp as the kernel does.")
+
+    def share(v: float | None) -> str:  # three places: 0.899 must not read as the 0.90 bar
+        return dash() if v is None else f"{v:.3f}"
+
+    body = [[site.device_link(page, s.device), esc(s.dtype), esc(params_label(s.problem)), esc(shape_label(s.shape)),
+             site.link_id(page, "realization", s.best.subject), esc(knobs_label(s.best.params, s.problem)),
+             gbps(s.best.gbps), share(s.of_copy), share(s.of_at_size), esc(s.peer.subject.split("/", 1)[-1]),
+             gbps(s.peer.gbps), f"{100 * s.margin:+.1f}%", badge(s.verdict), esc(s.run)]
+            for s in strongest.values()]
+    page.raw(table(["device", "dtype", "problem", "shape", "best", "at", "GB/s", "of copy", "of at-size", "peer",
+                    "peer GB/s", "margin", "p10-p90", "run"], body, numeric=[6, 7, 8, 10, 11]))
+    counts = [[site.device_link(page, device), esc(dtype), esc(params_label(problem)), str(t.shapes),
+               str(t.at_least_median), str(t.ahead), str(t.level), str(t.behind), str(t.at_copy_share),
+               str(t.at_size_share)]
+              for (device, _contract, dtype, problem), t in sorted(tally(rows).items())]
+    page.raw(table(["device", "dtype", "problem", "shapes", "median >= peer", "ahead", "level", "behind",
+                    f">= {COPY_SHARE:.0%} of copy", f">= {COPY_SHARE:.0%} of at-size"], counts,
+                   numeric=[3, 4, 5, 6, 7, 8, 9]))
 
 
 def _decomposition_flow(site: Site, page: Page, o: Operator) -> str:

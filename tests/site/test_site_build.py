@@ -265,3 +265,18 @@ def test_operator_page_compares_its_realizations_like_a_primitive_page(synthetic
     page = visible_text(synthetic_site.html(synthetic_site.pages["realization:row-sum/composed"]))
     assert "Composed from" in page and "realizes operator" in page
     assert cat.realizations["block-reduce/warp-shuffle"].title in page and "Warp reduction" in page
+
+
+def test_operator_page_sets_each_shape_against_its_strongest_peer(repo_site) -> None:
+    from epldb.evidence import load_evidence
+    from epldb.standings import standings
+
+    cat = repo_site.generated.data.catalog
+    expected = {(s.dtype, s.shape) for s in standings(cat, load_evidence(repo_site.root, cat), ids=["softmax"])}
+    html = repo_site.html(repo_site.pages["operator:softmax"])
+    text = visible_text(html)
+    assert "Against the peers" in text and "of at-size" in text
+    section = html.read_text().split('id="against-the-peers"', 1)[1]  # the heading, not the page's table of contents
+    # One row per (dtype, shape) the committed evidence holds, not one per peer.
+    assert section.split("</table>", 1)[0].count("<tr>") == len(expected) + 1  # + the header row
+    assert "torch-compile" in section.split("</table>", 1)[0]
