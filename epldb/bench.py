@@ -221,6 +221,15 @@ def _read_ceiling(buffers: Sequence[Any], nbytes: int, name: str, what: str) -> 
 AT_SIZE_MIN_BYTES = 64 << 20
 
 
+def at_size_bytes(ceiling: str, moved: int) -> int:
+    """The bytes the size-matched reference of ``ceiling`` counts for a shape moving ``moved``: the
+    read rounded down to 16 bytes, the copy's two halves each rounded down to 16."""
+    if ceiling == "copy":
+        half = moved // 2
+        return 2 * (half - half % 16)
+    return moved - moved % 16
+
+
 def measure_read_at_size(nbytes: int, sets: int) -> Ceiling:
     """What any kernel can read in one launch of exactly this many bytes (rounded down to 16),
     rotating ``sets`` buffers as the shape's inputs rotate: the fixed cost of a launch between two
@@ -228,7 +237,7 @@ def measure_read_at_size(nbytes: int, sets: int) -> Ceiling:
     device ceiling, read at 2 GiB, amortizes away. Named 'read-at-size'. A reference, not a bound:
     it is one grid-stride kernel, and a kernel shaped for the size can beat it (torch.compile's row
     sum did, by 0.8%, at 128 MiB)."""
-    nbytes -= nbytes % 16
+    nbytes = at_size_bytes("read", nbytes)
     buffers = [_pattern(nbytes) for _ in range(max(1, sets))]
     return _read_ceiling(buffers, nbytes, "read-at-size", f"{nbytes / 2**20:.0f} MiB, {len(buffers)} buffer(s) rotated")
 
@@ -238,10 +247,11 @@ def measure_copy_at_size(nbytes: int, sets: int) -> Ceiling:
     shape's own bytes moved: half of ``nbytes`` (rounded down to 16) read and the same written,
     from ``sets`` source buffers rotated as the shape's inputs rotate. Named 'copy-at-size'. It
     shows what the launch and the memory system's ramp cost at this size, which the device ceiling,
-    copied at 1 GiB, amortizes away (run 7608's probe: 0.89 of the ceiling at 64 MiB, 0.94 at 128)."""
+    copied at 1 GiB, amortizes away (explorations/20261207-long-row-tail: 0.89 of the ceiling for a
+    64 MiB input, 0.94 for 128 MiB)."""
     import cupy
 
-    half = (nbytes // 2) - (nbytes // 2) % 16
+    half = at_size_bytes("copy", nbytes) // 2
     sources = [_pattern(half) for _ in range(max(1, sets))]
     dst = cupy.empty(half // 4, dtype=cupy.uint32)
     t = time_calls([lambda src=src: dst.data.copy_from_device_async(src.data, half) for src in sources],
@@ -249,15 +259,6 @@ def measure_copy_at_size(nbytes: int, sets: int) -> Ceiling:
     return Ceiling("copy-at-size", 2 * half / (t.median_ms * 1e-3) / 1e9, t, 2 * half,
                    f"cudaMemcpyAsync device to device, {half / 2**20:.0f} MiB read and written, "
                    f"{len(sources)} source(s) rotated")
-
-
-def at_size_bytes(ceiling: str, moved: int) -> int:
-    """The bytes the size-matched reference of ``ceiling`` counts for a shape moving ``moved``: the
-    read rounded down to 16 bytes, the copy's two halves each rounded down to 16."""
-    if ceiling == "copy":
-        half = moved // 2
-        return 2 * (half - half % 16)
-    return moved - moved % 16
 
 
 # The size-matched reference of each device ceiling a contract is judged against.
