@@ -3,6 +3,7 @@
 In a probe, launched under ncu with `--nvtx --nvtx-include prof/`:
     from explorations.ncu import launch_in_range
     launch_in_range(go)   # three warm-up launches, then one inside the NVTX range 'prof'
+    profile_row_cases(cases, rows, cols)   # the same for row operators at one shape, fresh inputs each
 
 After the run, the metrics file as one block per launch (its ID and kernel name, then its metrics
 sorted by name):
@@ -25,6 +26,28 @@ def launch_in_range(go: Callable[[], object]) -> None:
     go()
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_pop()
+
+
+def profile_row_cases(cases: list[tuple[str, str, dict]], rows: int, cols: int, root: str | None = None) -> None:
+    """For each (realization, dtype, point) of a row operator: fresh random x (rows x cols) and
+    per-column weight and bias, as many as the contract reads, then launch_in_range. `root`: a
+    tree copy's root (a patched tree), else this repository."""
+    import torch
+
+    from epldb.contracts.peers import from_torch
+    from epldb.runner import default_catalog, prepare
+
+    catalog = default_catalog(root)
+    for rid, dtype, point in cases:
+        dt = getattr(torch, dtype)
+        pool = {"x": torch.randn(rows, cols, device="cuda", dtype=dt),
+                "weight": torch.randn(cols, device="cuda", dtype=dt),
+                "bias": torch.randn(cols, device="cuda", dtype=dt)}
+        launcher = prepare(catalog, rid, {"rows": rows, "cols": cols}, {**point, "dtype": dtype})
+        arrays = {n: from_torch(pool[n]) for n in launcher.contract.input_names}
+        arrays.update(launcher.allocate_outputs())
+        launch_in_range(launcher.bind(arrays))
+        print("done", rid, dtype, flush=True)
 
 
 def summarize(path: str) -> None:

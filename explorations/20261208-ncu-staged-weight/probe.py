@@ -2,11 +2,7 @@
 rmsnorm and layernorm at 128 x 262144, both dtypes, at their best points of bench
 20261130T165407Z-bench-5b29, so that the counters of the three rewrites can be set side by side:
 none, one and two parameter slices read from L2 per row. Usage: python3 probe.py"""
-import torch
-
-from epldb.contracts.peers import from_torch
-from epldb.runner import default_catalog, prepare
-from explorations.ncu import launch_in_range
+from explorations.ncu import profile_row_cases
 
 ROWS, COLS = 128, 262144
 CASES = [  # realization, dtype, point
@@ -20,17 +16,7 @@ CASES = [  # realization, dtype, point
 
 
 def main() -> None:
-    catalog = default_catalog()
-    for rid, dtype, point in CASES:
-        dt = getattr(torch, dtype)
-        pool = {"x": torch.randn(ROWS, COLS, device="cuda", dtype=dt),
-                "weight": torch.randn(COLS, device="cuda", dtype=dt),
-                "bias": torch.randn(COLS, device="cuda", dtype=dt)}
-        launcher = prepare(catalog, rid, {"rows": ROWS, "cols": COLS}, {**point, "dtype": dtype})
-        arrays = {n: from_torch(pool[n]) for n in launcher.contract.input_names}
-        arrays.update(launcher.allocate_outputs())
-        launch_in_range(launcher.bind(arrays))
-        print("done", rid, dtype, flush=True)
+    profile_row_cases(CASES, ROWS, COLS)
 
 
 if __name__ == "__main__":
