@@ -1,0 +1,154 @@
+// epl/row/staged_pipelined.cuh — staged rows over a persistent grid: each cluster (or block) keeps
+// its slice of the per-column parameters in registers for every row it takes, and the bulk copies of
+// its next row land in a second shared-memory buffer while it folds and rewrites the current one.
+//
+// Records: catalog/realizations/{rmsnorm,layernorm}/…-staged-pipelined.yaml
+//
+// Why it exists beside epl/row/staged.cuh: there a cluster takes one row and ends, so every row
+// rereads the weight (and bias) slice from L2 in its rewrite, as many bytes again as the row itself
+// (explorations/20261208-ncu-staged-weight: at 128 x 262144 fp32 rmsnorm moves 536 MB through L2 to
+// softmax's 405 MB, layernorm 670 MB, over the same DRAM bytes, and runs 7% and 19% longer), and
+// the blocks of an SM overlap each other's phases only by chance. Here the grid is one wave of G
+// groups; group g takes rows g, g + G, ..., reads its parameter slice once, and issues row r + 2G
+// into the buffer row r leaves, so a row's copy is in flight through the previous row's fold,
+// cluster exchange and rewrite. The price: two row buffers of shared memory and the parameters'
+// registers, which leave one or a few blocks an SM.
+//
+// The statistics are reread.cuh's policies over the staged buffer, as in staged.cuh; the rewrite
+// is rewrite.cuh's with the parameters taken from registers.
+#pragma once
+
+#include "../block/bulk_copy.cuh"
+#include "resident_pipelined.cuh"
+#include "staged.cuh"
+
+namespace epl {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+
+// rewrite_row_segment's vector path (rewrite.cuh) with the P parameter vectors held: thread `lane`
+// writes vectors lane + k * LANES, k < VECS, of seg[0, n) (n a whole number of vectors, at most
+// VECS * LANES of them), params[q][k] the parameter q vector at the same offset.
+template <int LANES, int VECS, int P, typename T, typename F>
+__device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, const Vec16<T> (&params)[P > 0 ? P : 1][VECS],
+                                                     T* __restrict__ out, int n, int lane, F f) {
+  constexpr int N = Vec16<T>::N;
+  const int nv = n / N;
+#pragma unroll
+  for (int k = 0; k < VECS; ++k) {
+    const int i = lane + k * LANES;
+    if (i < nv) {
+      const Vec16<T> v = load_16B_aligned_hinted<L1Evict::kShared>(seg + i * N);
+      Vec16<T> o;
+#pragma unroll
+      for (int e = 0; e < N; ++e) {
+        const float pa = P >= 1 ? to_float(params[0][k].v[e]) : 0.0f;
+        const float pb = P >= 2 ? to_float(params[P - 1][k].v[e]) : 0.0f;
+        o.v[e] = from_float<T>(f(to_float(v.v[e]), pa, pb));
+      }
+      store_16B_aligned(out + i * N, o);
+    }
+  }
+}
+
+// Row buffers the pipelined body keeps: the one being folded and rewritten, and the next row's.
+constexpr int kRowStagedBuffers = 2;
+
+// The body. CLUSTER, BLOCK: as staged.cuh's RowStagers (a block per row for CLUSTER 1). ITEMS: the
+// elements of each parameter slice a thread holds (whole 16-byte vectors of T): the block's slice
+// must fit BLOCK * ITEMS. Stats: a policy of reread.cuh. x, y: rows x cols, row-major; p0, p1: cols
+// each (or null), as the Op reads them.
+// Launch: blockDim.x == BLOCK; gridDim.x == min(rows, G) * CLUSTER for G groups the device holds at
+// once (a group that waits for another to exit takes its rows after everyone else); dynamic shared
+// memory >= kRowStagedBuffers * row_staged_bytes<T>(cols, CLUSTER); cols >= 1.
+// Vector path (PATH as for rows_in_registers): the pipeline above. Element path (an array not
+// 16-byte aligned): each row copied element by element into the first buffer, the parameters read
+// from global memory at each row, no overlap within the block.
+// Cost per element: one global load, two shared loads, one global store; the parameters once per
+// group on the vector path; per row one all-reduce per statistics pass and one __syncthreads.
+template <int CLUSTER, int BLOCK, int UNROLL, int ITEMS, RowPath PATH, typename T, typename Stats>
+__device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
+                                                      const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
+  using Group = typename RowStagers<CLUSTER, BLOCK>::Group;
+  constexpr int N = Vec16<T>::N;
+  constexpr int P = Stats::Op::kParams;
+  static_assert(ITEMS % N == 0, "ITEMS must be whole 16-byte vectors of T");
+  constexpr int VECS = ITEMS / N;
+  extern __shared__ __align__(16) unsigned char row_stage[];
+  __shared__ typename Group::TempStorage temp;
+  __shared__ unsigned long long landed[kRowStagedBuffers];
+  Group group(temp);
+  const int lane = group.lane();
+  const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
+  const RowSegment seg = group.template segment<T>(cols);
+  T* const buffer0 = reinterpret_cast<T*>(row_stage);
+  T* const buffer1 = buffer0 + row_staged_bytes<T>(cols, CLUSTER) / static_cast<int>(sizeof(T));
+  // Rows: this group's first and the grid's stride; every block of a cluster runs the same
+  // iterations (its all-reduces span the cluster).
+  const int first = group.row();
+  const int stride = GridRows<Group>::of_grid();
+  const int iters = first < rows ? ceil_div(rows - first, stride) : 0;
+  auto row_at = [&](int it) { return static_cast<size_t>(first + it * stride) * static_cast<size_t>(cols); };
+  const auto op = stats.op;
+  auto apply = [op](const auto& constants) {
+    return [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); };
+  };
+
+  if (!vector_path) {
+#pragma unroll 1
+    for (int it = 0; it < iters; ++it) {
+      const size_t base = row_at(it);
+      if (it > 0) __syncthreads();  // every thread has rewritten the previous row from the buffer
+      for (int j = lane; j < seg.n; j += Group::LANES) buffer0[j] = x[base + seg.begin + j];
+      __syncthreads();
+      const auto constants = stats.template stats<Group::LANES, UNROLL, 0, L1Evict::kShared>(
+          x + base, buffer0, seg.n, lane, false, group, cols);
+      rewrite_row_segment<Group::LANES, UNROLL, P, L1Evict::kShared>(
+          buffer0, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + base + seg.begin, seg.n, lane, false,
+          apply(constants));
+    }
+  } else {
+    Vec16<T> params[P > 0 ? P : 1][VECS];
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      const int c0 = seg.begin + (lane + k * Group::LANES) * N;
+      if ((lane + k * Group::LANES) * N < seg.n) {
+        if constexpr (P >= 1) params[0][k] = load_16B_aligned(p0 + c0);
+        if constexpr (P >= 2) params[P - 1][k] = load_16B_aligned(p1 + c0);
+      }
+    }
+    const unsigned bar[kRowStagedBuffers] = {shared_address(&landed[0]), shared_address(&landed[1])};
+    if (threadIdx.x == 0) {
+      mbarrier_init(bar[0], 1);
+      mbarrier_init(bar[1], 1);
+      mbarrier_init_fence();  // the async proxy (the copy engine) must see the initialized barriers
+    }
+    __syncthreads();
+    const unsigned bytes = static_cast<unsigned>(seg.n) * sizeof(T);
+    auto issue = [&](int it) {  // warp 0: row it's slice into buffer it % 2
+      if (threadIdx.x < kWarpThreads) {
+        bulk_copy_to_shared(it & 1 ? buffer1 : buffer0, x + row_at(it) + seg.begin, bytes, bar[it & 1]);
+      }
+    };
+    if (iters > 0) issue(0);
+    if (iters > 1) issue(1);
+#pragma unroll 1
+    for (int it = 0; it < iters; ++it) {
+      const T* buffer = it & 1 ? buffer1 : buffer0;
+      mbarrier_wait_parity(bar[it & 1], static_cast<unsigned>(it >> 1) & 1u);  // use it / 2 of this buffer
+      const size_t base = row_at(it);
+      const auto constants = stats.template stats<Group::LANES, UNROLL, 0, L1Evict::kShared>(
+          x + base, buffer, seg.n, lane, true, group, cols);
+      rewrite_segment_held<Group::LANES, VECS, P>(buffer, params, y + base + seg.begin, seg.n, lane, apply(constants));
+      if (it + 2 < iters) {
+        __syncthreads();  // every thread is done reading this buffer
+        if (threadIdx.x < kWarpThreads) fence_proxy_async_shared();  // the issuing warp
+        issue(it + 2);
+      }
+    }
+  }
+}
+
+#endif  // __CUDA_ARCH__ >= 900
+
+}  // namespace epl
