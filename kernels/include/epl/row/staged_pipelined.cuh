@@ -90,9 +90,6 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
   const int iters = first < rows ? ceil_div(rows - first, stride) : 0;
   auto row_at = [&](int it) { return static_cast<size_t>(first + it * stride) * static_cast<size_t>(cols); };
   const auto op = stats.op;
-  auto apply = [op](const auto& constants) {
-    return [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); };
-  };
 
   if (!vector_path) {
 #pragma unroll 1
@@ -105,7 +102,7 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
           x + base, buffer0, seg.n, lane, false, group, cols);
       rewrite_row_segment<Group::LANES, UNROLL, P, L1Evict::kShared>(
           buffer0, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + base + seg.begin, seg.n, lane, false,
-          apply(constants));
+          [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
     }
   } else {
     Vec16<T> params[P > 0 ? P : 1][VECS];
@@ -139,7 +136,9 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
       const size_t base = row_at(it);
       const auto constants = stats.template stats<Group::LANES, UNROLL, 0, L1Evict::kShared>(
           x + base, buffer, seg.n, lane, true, group, cols);
-      rewrite_segment_held<Group::LANES, VECS, P>(buffer, params, y + base + seg.begin, seg.n, lane, apply(constants));
+      rewrite_segment_held<Group::LANES, VECS, P>(
+          buffer, params, y + base + seg.begin, seg.n, lane,
+          [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
       if (it + 2 < iters) {
         __syncthreads();  // every thread is done reading this buffer
         if (threadIdx.x < kWarpThreads) fence_proxy_async_shared();  // the issuing warp
