@@ -105,10 +105,12 @@ class Residency:
 
 def resident_blocks(function: Any, block: tuple[int, int, int], shared_bytes: int, sm_count: int) -> Residency:
     """The blocks of ``function`` the device holds at once at this block size and dynamic shared
-    memory: per SM times the SMs, or, for a kernel with compile-time cluster dimensions (the only
+    memory (opting the kernel into it past 48 KiB, as its launch does): per SM times the SMs, or, for a kernel with compile-time cluster dimensions (the only
     clusters the runner launches), the clusters the GPCs can place times their size (fewer than
     the SMs allow, as a cluster's blocks must share one GPC)."""
     threads = block[0] * block[1] * block[2]
+    if shared_bytes > 48 * 1024:  # as a launch does: without the opt-in the calculator places none
+        allow_dynamic_shared(function, shared_bytes)
     shape = cluster_shape(function)
     size = shape[0] * shape[1] * shape[2]
     if size == 1:

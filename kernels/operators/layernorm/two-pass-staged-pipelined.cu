@@ -16,22 +16,22 @@
 //                  ahead is issued into it.
 // Traffic:      reads and writes sizeof(T) bytes per element of global memory once; the weight and
 //               bias once per cluster.
-// Shared mem:   2 * row_staged_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 40 bytes
+// Shared mem:   STAGES * row_staged_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 40 bytes
 //               static (and 32 * CLUSTER + 16 more with CLUSTER > 1).
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and path).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 16 (16: a non-portable size, which the
 //               runner opts into); BLOCK a power of two in [32, 1024]; cols >= 1, the slice at most
-//               BLOCK * ITEMS elements and 113 KiB; gridDim.x == min(rows, G) * CLUSTER with G no
+//               BLOCK * ITEMS elements, STAGES slices at most 225 KiB; gridDim.x == min(rows, G) * CLUSTER with G no
 //               more than the device holds at once; x and y do not overlap.
 #include <epl/row/staged_pipelined.cuh>
 
-template <int CLUSTER, int BLOCK, int UNROLL, int ITEMS, typename T, epl::RowPath PATH>
+template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, typename T, epl::RowPath PATH>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, 1)  // weight and bias in registers
 layernorm_two_pass_staged_pipelined(const T* __restrict__ x,       // rows x cols, row-major
                                     const T* __restrict__ weight,  // cols
                                     const T* __restrict__ bias,    // cols
                                     T* __restrict__ y,             // rows x cols
                                     int rows, int cols, float eps) {
-  epl::rows_staged_pipelined<CLUSTER, BLOCK, UNROLL, ITEMS, PATH>(epl::LayerNormTwoPassStreamed{{eps}}, x, weight,
+  epl::rows_staged_pipelined<CLUSTER, BLOCK, STAGES, UNROLL, ITEMS, PATH>(epl::LayerNormTwoPassStreamed{{eps}}, x, weight,
                                                                   bias, y, rows, cols);
 }

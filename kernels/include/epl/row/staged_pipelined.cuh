@@ -1,6 +1,6 @@
 // epl/row/staged_pipelined.cuh — staged rows over a persistent grid: each cluster (or block) keeps
 // its slice of the per-column parameters in registers for every row it takes, and the bulk copies of
-// its next row land in a second shared-memory buffer while it folds and rewrites the current one.
+// its next rows land in further shared-memory buffers while it folds and rewrites the current one.
 //
 // Records: catalog/realizations/{rmsnorm,layernorm}/…-staged-pipelined.yaml
 //
@@ -51,38 +51,37 @@ __device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, 
   }
 }
 
-// Row buffers the pipelined body keeps: the one being folded and rewritten, and the next row's.
-constexpr int kRowStagedBuffers = 2;
-
-// The body. CLUSTER, BLOCK: as staged.cuh's RowStagers (a block per row for CLUSTER 1). ITEMS: the
+// The body. CLUSTER, BLOCK: as staged.cuh's RowStagers (a block per row for CLUSTER 1). STAGES: row
+// buffers, the one being folded and rewritten and STAGES - 1 rows ahead in flight. ITEMS: the
 // elements of each parameter slice a thread holds (whole 16-byte vectors of T): the block's slice
 // must fit BLOCK * ITEMS. Stats: a policy of reread.cuh. x, y: rows x cols, row-major; p0, p1: cols
 // each (or null), as the Op reads them.
 // Launch: blockDim.x == BLOCK; gridDim.x == min(rows, G) * CLUSTER for G groups the device holds at
 // once (a group that waits for another to exit takes its rows after everyone else); dynamic shared
-// memory >= kRowStagedBuffers * row_staged_bytes<T>(cols, CLUSTER); cols >= 1.
+// memory >= STAGES * row_staged_bytes<T>(cols, CLUSTER); cols >= 1.
 // Vector path (PATH as for rows_in_registers): the pipeline above. Element path (an array not
 // 16-byte aligned): each row copied element by element into the first buffer, the parameters read
 // from global memory at each row, no overlap within the block.
 // Cost per element: one global load, two shared loads, one global store; the parameters once per
 // group on the vector path; per row one all-reduce per statistics pass and one __syncthreads.
-template <int CLUSTER, int BLOCK, int UNROLL, int ITEMS, RowPath PATH, typename T, typename Stats>
+template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, RowPath PATH, typename T, typename Stats>
 __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
                                                       const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
   using Group = typename RowStagers<CLUSTER, BLOCK>::Group;
   constexpr int N = Vec16<T>::N;
   constexpr int P = Stats::Op::kParams;
   static_assert(ITEMS % N == 0, "ITEMS must be whole 16-byte vectors of T");
+  static_assert(STAGES >= 2, "a row in flight while another is rewritten needs two buffers");
   constexpr int VECS = ITEMS / N;
   extern __shared__ __align__(16) unsigned char row_stage[];
   __shared__ typename Group::TempStorage temp;
-  __shared__ unsigned long long landed[kRowStagedBuffers];
+  __shared__ unsigned long long landed[STAGES];
   Group group(temp);
   const int lane = group.lane();
   const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
   const RowSegment seg = group.template segment<T>(cols);
   T* const buffer0 = reinterpret_cast<T*>(row_stage);
-  T* const buffer1 = buffer0 + row_staged_bytes<T>(cols, CLUSTER) / static_cast<int>(sizeof(T));
+  const int buffer_elems = row_staged_bytes<T>(cols, CLUSTER) / static_cast<int>(sizeof(T));
   // Rows: this group's first and the grid's stride; every block of a cluster runs the same
   // iterations (its all-reduces span the cluster).
   const int first = group.row();
@@ -114,35 +113,38 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
         if constexpr (P >= 2) params[P - 1][k] = load_16B_aligned(p1 + c0);
       }
     }
-    const unsigned bar[kRowStagedBuffers] = {shared_address(&landed[0]), shared_address(&landed[1])};
     if (threadIdx.x == 0) {
-      mbarrier_init(bar[0], 1);
-      mbarrier_init(bar[1], 1);
+#pragma unroll
+      for (int b = 0; b < STAGES; ++b) mbarrier_init(shared_address(&landed[b]), 1);
       mbarrier_init_fence();  // the async proxy (the copy engine) must see the initialized barriers
     }
     __syncthreads();
     const unsigned bytes = static_cast<unsigned>(seg.n) * sizeof(T);
-    auto issue = [&](int it) {  // warp 0: row it's slice into buffer it % 2
+    auto issue = [&](int it) {  // warp 0: row it's slice into buffer it % STAGES
       if (threadIdx.x < kWarpThreads) {
-        bulk_copy_to_shared(it & 1 ? buffer1 : buffer0, x + row_at(it) + seg.begin, bytes, bar[it & 1]);
+        bulk_copy_to_shared(buffer0 + (it % STAGES) * buffer_elems, x + row_at(it) + seg.begin, bytes,
+                            shared_address(&landed[it % STAGES]));
       }
     };
-    if (iters > 0) issue(0);
-    if (iters > 1) issue(1);
+#pragma unroll
+    for (int it = 0; it < STAGES; ++it) {
+      if (it < iters) issue(it);
+    }
 #pragma unroll 1
     for (int it = 0; it < iters; ++it) {
-      const T* buffer = it & 1 ? buffer1 : buffer0;
-      mbarrier_wait_parity(bar[it & 1], static_cast<unsigned>(it >> 1) & 1u);  // use it / 2 of this buffer
+      const T* buffer = buffer0 + (it % STAGES) * buffer_elems;
+      // use it / STAGES of this buffer's barrier
+      mbarrier_wait_parity(shared_address(&landed[it % STAGES]), static_cast<unsigned>(it / STAGES) & 1u);
       const size_t base = row_at(it);
       const auto constants = stats.template stats<Group::LANES, UNROLL, 0, L1Evict::kShared>(
           x + base, buffer, seg.n, lane, true, group, cols);
       rewrite_segment_held<Group::LANES, VECS, P>(
           buffer, params, y + base + seg.begin, seg.n, lane,
           [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
-      if (it + 2 < iters) {
+      if (it + STAGES < iters) {
         __syncthreads();  // every thread is done reading this buffer
         if (threadIdx.x < kWarpThreads) fence_proxy_async_shared();  // the issuing warp
-        issue(it + 2);
+        issue(it + STAGES);
       }
     }
   }
