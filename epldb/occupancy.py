@@ -109,7 +109,7 @@ def resident_blocks(function: Any, block: tuple[int, int, int], shared_bytes: in
     clusters the runner launches), the clusters the GPCs can place times their size (fewer than
     the SMs allow, as a cluster's blocks must share one GPC)."""
     threads = block[0] * block[1] * block[2]
-    if shared_bytes > 48 * 1024:  # as a launch does: without the opt-in the calculator places none
+    if shared_bytes > 0:  # as a launch does: past the default, the calculator places none without it
         allow_dynamic_shared(function, shared_bytes)
     shape = cluster_shape(function)
     size = shape[0] * shape[1] * shape[2]

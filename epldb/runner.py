@@ -328,7 +328,7 @@ class Launcher:
             args = tuple(pool[a.name] if isinstance(a, ArrayArg) else np.dtype(a.dtype).type(a.value) for a in step.args)
             if fallback is not None and not all_aligned(pool[a.name] for a in step.args if isinstance(a, ArrayArg)):
                 fn = fallback
-            if step.shared_bytes > 48 * 1024:
+            if step.shared_bytes > 0:  # the 48 KiB default counts static shared memory too
                 allow_dynamic_shared(fn, step.shared_bytes)
             calls.append((fn, step.grid, step.block, args, step.shared_bytes))
         zeroed = [scratch[s.name] for s in self.plan.scratch if s.zero]
