@@ -105,7 +105,8 @@ class Residency:
 
 def resident_blocks(function: Any, block: tuple[int, int, int], shared_bytes: int, sm_count: int) -> Residency:
     """The blocks of ``function`` the device holds at once at this block size and dynamic shared
-    memory (opting the kernel into it past 48 KiB, as its launch does): per SM times the SMs, or, for a kernel with compile-time cluster dimensions (the only
+    memory (opting the kernel into it first, as its launch does): per SM times the SMs, or, for a
+    kernel with compile-time cluster dimensions (the only
     clusters the runner launches), the clusters the GPCs can place times their size (fewer than
     the SMs allow, as a cluster's blocks must share one GPC)."""
     threads = block[0] * block[1] * block[2]
