@@ -7,12 +7,14 @@
 // Why it exists beside epl/row/staged.cuh: there a cluster takes one row and ends, so every row
 // rereads the weight (and bias) slice from L2 in its rewrite, as many bytes again as the row itself
 // (explorations/20261208-ncu-staged-weight: at 128 x 262144 fp32 rmsnorm moves 536 MB through L2 to
-// softmax's 405 MB, layernorm 670 MB, over the same DRAM bytes, and runs 7% and 19% longer), and
-// the blocks of an SM overlap each other's phases only by chance. Here the grid is one wave of G
-// groups; group g takes rows g, g + G, ..., reads its parameter slice once, and issues row r + 2G
-// into the buffer row r leaves, so a row's copy is in flight through the previous row's fold,
-// cluster exchange and rewrite. The price: two row buffers of shared memory and the parameters'
-// registers, which leave one or a few blocks an SM.
+// softmax's 405 MB, layernorm 670 MB, over the same DRAM bytes, and runs 7% and 19% longer). Here
+// the grid is one wave of G groups; group g takes rows g, g + G, ..., reads its parameter slice
+// once (rmsnorm at 128 x 262144 fp32: 416 MB through L2), and issues row r + STAGES * G into the
+// buffer row r leaves, so STAGES - 1 rows' copies are in flight through each row's fold, cluster
+// exchange and rewrite. The price: STAGES row buffers of shared memory and the parameters'
+// registers leave one block an SM, and a cluster of 16 such blocks needs 16 free SMs of one GPC:
+// the H200 holds 7 of them (112 of its 132 SMs; with 8, one ran its rows after the others and the
+// SMs sat idle 43% of the kernel, explorations/20261211-ncu-staged-pipelined).
 //
 // The statistics are reread.cuh's policies over the staged buffer, as in staged.cuh; the rewrite
 // is rewrite.cuh's with the parameters taken from registers.
