@@ -5,8 +5,11 @@ A comparison is only made inside one run: the peers, the clocks and the memory s
 between runs (the read ceiling of two runs of the same code differed by 1.5%), so a realization's
 rate from one run against a peer's from another says nothing a bar can rest on. For each device,
 contract, problem (the contract's peer parameters: dtype, and op or tile where the contract has
-them) and shape, the newest run that timed both a fresh, passing realization row and a peer row is
-the one compared. The best realization there is the fastest row of any selected realization at any
+them) and shape, the run compared is the newest that timed a peer and every selected realization
+that any such run timed there (fresh, passing rows): a run that timed only some of them, such as
+one that benched a new realization beside the peers, does not displace a fuller run's best. Where
+no run timed them all, the newest run with both sides is compared, and its standing says it is
+partial. The best realization there is the fastest row of any selected realization at any
 point; each peer is set against it. A margin decides nothing while the two timings' p10-p90 ranges
 overlap: the verdict is then ``level``, and ``ahead`` or ``behind`` only when they do not. The best
 is also set against the memory roofline of its run: the copy ceiling (bytes read plus written by a
@@ -61,6 +64,9 @@ class Standing:
     # The run's size-matched reference of the contract's ceiling at the best's bytes moved
     # ('read-at-size' or 'copy-at-size', epldb/bench.py; None: the run measured none at this size).
     at_size_gbps: float | None = None
+    # The run timed every selected realization that any run with a peer timed at this problem and
+    # shape (False: the newest run with both sides, where no run timed them all).
+    complete: bool = True
 
     @property
     def of_copy(self) -> float | None:
@@ -97,7 +103,7 @@ def _timed(row: Any) -> Timed:
 def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] = (),
               drafts: bool = False) -> list[Standing]:
     """Best realization against each peer, per (device, contract, problem, shape), in the newest run
-    holding both. ``ids``: realization, primitive or operator ids (default: all); ``drafts``: let
+    holding both sides and every realization that such runs timed there (else the newest holding both). ``ids``: realization, primitive or operator ids (default: all); ``drafts``: let
     draft realizations compete (by default only ``verified`` ones do)."""
     from epldb.contracts import get_contract
     from epldb.site.data import params_dict
@@ -106,6 +112,7 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
     timed = df[df["gbps"].notna() & (df["status"] == "passed") & ~df["stale"].astype(bool)]
     # (device, run, contract, problem json with dtype, shape) -> best realization / peers
     best: dict[tuple[str, str, str, str, str], Timed] = {}
+    timed_by: dict[tuple[str, str, str, str, str], set[str]] = {}  # the realizations each key's run timed
     peers: dict[tuple[str, str, str, str, str], dict[str, Timed]] = {}
     contracts: dict[str, Any] = {}
     wanted_contracts: set[str] = set()
@@ -123,6 +130,7 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
         problem = canonical_json(contract.peer_params(params_dict(row.params)))
         key = (str(row.device), str(row.run), str(name), problem, str(row.shape))
         t = _timed(row)
+        timed_by.setdefault(key, set()).add(r.id)
         if key not in best or t.gbps > best[key].gbps:
             best[key] = t
     for row in timed[timed["kind"] == "peer"].itertuples(index=False):
@@ -151,14 +159,16 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
                 if abs(n - moved) <= 32 + 1e-5 * moved]
         return min(near)[1] if near else None
 
-    # the newest run per (device, contract, problem, shape) with both sides
-    newest: dict[tuple[str, str, str, str], str] = {}
-    for device, run, name, problem, shape in best:
+    # per (device, contract, problem, shape): the runs with both sides, the realizations each timed
+    runs: dict[tuple[str, str, str, str], dict[str, set[str]]] = {}
+    for (device, run, name, problem, shape), subjects in timed_by.items():
         if (device, run, name, problem, shape) in peers:
-            k = (device, name, problem, shape)
-            newest[k] = max(newest.get(k, run), run)
+            runs.setdefault((device, name, problem, shape), {})[run] = subjects
     out: list[Standing] = []
-    for (device, name, problem, shape), run in newest.items():
+    for (device, name, problem, shape), by_run in runs.items():
+        everyone = set().union(*by_run.values())
+        full = [r for r, subjects in by_run.items() if subjects == everyone]
+        run = max(full) if full else max(by_run)
         key = (device, run, name, problem, shape)
         b = best[key]
         named = params_dict(problem)
@@ -166,7 +176,7 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
         for subject, p in sorted(peers[key].items()):
             out.append(Standing(device, run, name, dtype, canonical_json(named), shape, b, p,
                                 b.gbps / p.gbps - 1.0, verdict(b, p), copy.get((device, run)),
-                                reference(device, run, name, b)))
+                                reference(device, run, name, b), bool(full)))
     out.sort(key=lambda s: (s.device, s.contract, s.dtype, s.problem, _shape_order(s.shape), s.peer.subject))
     return out
 

@@ -41,7 +41,8 @@ def compare(args: argparse.Namespace) -> int:
              knobs_label(s.best.params, s.problem), f"{s.best.gbps:.0f}",
              "-" if s.of_copy is None else f"{s.of_copy:.2f}", "-" if s.of_at_size is None else f"{s.of_at_size:.2f}",
              s.peer.subject.split("/", 1)[-1],
-             f"{s.peer.gbps:.0f}", f"{100 * s.margin:+.1f}%", s.verdict, s.run] for s in rows]
+             f"{s.peer.gbps:.0f}", f"{100 * s.margin:+.1f}%", s.verdict, s.run + ("" if s.complete else " (partial)")]
+            for s in rows]
     print(table(body, ["contract", "dtype", "problem", "shape", "best", "at", "GB/s", "of copy", "of at-size", "peer",
                        "GB/s", "margin", "p10-p90", "run"]))
     print()
@@ -50,7 +51,8 @@ def compare(args: argparse.Namespace) -> int:
                for (device, contract, dtype, problem), t in sorted(tally(rows).items())]
     print("Against the strongest peer at each shape (medians; ahead/behind only where the p10-p90 ranges part),")
     print(f"against the run's copy ceiling (the best's median at or above {COPY_SHARE:.0%} of it), and against the")
-    print("same run's plain copy or read of the shape's own bytes (where it measured one: 64 MiB and more):")
+    print("same run's plain copy or read of the shape's own bytes (where it measured one: 64 MiB and more).")
+    print("Each shape's run is the newest that timed every realization any run timed there, else the newest (partial).")
     print(table(summary, ["device", "contract", "dtype", "problem", "shapes", ">= peer", "ahead", "level", "behind",
                           f">= {COPY_SHARE:.0%} copy", f">= {COPY_SHARE:.0%} at-size"]))
     return EXIT_OK

@@ -967,7 +967,8 @@ def _against_the_peers(site: Site, page: Page, o: Operator) -> None:
               "(medians; ahead or behind only where the p10-p90 ranges part), as <code>epldb compare</code> "
               "gives it. Of copy: the share of the run's device copy ceiling. Of at-size: the share of a plain "
               "copy (or, for a reduction, a plain read) of the shape's own bytes in the same run, which pays the "
-              "launch and the memory system's ramp as the kernel does.")
+              "launch and the memory system's ramp as the kernel does. Each shape's run is the newest that timed "
+              "every realization any run timed there; where none did, the newest, marked partial.")
 
     def share(v: float | None) -> str:  # three places: 0.899 must not read as the 0.90 bar
         return dash() if v is None else f"{v:.3f}"
@@ -975,7 +976,8 @@ def _against_the_peers(site: Site, page: Page, o: Operator) -> None:
     body = [[site.device_link(page, s.device), esc(s.dtype), esc(params_label(s.problem)), esc(shape_label(s.shape)),
              site.link_id(page, "realization", s.best.subject), esc(knobs_label(s.best.params, s.problem)),
              gbps(s.best.gbps), share(s.of_copy), share(s.of_at_size), esc(s.peer.subject.split("/", 1)[-1]),
-             gbps(s.peer.gbps), f"{100 * s.margin:+.1f}%", badge(s.verdict), esc(s.run)]
+             gbps(s.peer.gbps), f"{100 * s.margin:+.1f}%", badge(s.verdict),
+             esc(s.run) + ("" if s.complete else " (partial)")]
             for s in strongest.values()]
     page.raw(table(["device", "dtype", "problem", "shape", "best", "at", "GB/s", "of copy", "of at-size", "peer",
                     "peer GB/s", "margin", "p10-p90", "run"], body, numeric=[6, 7, 8, 10, 11]))

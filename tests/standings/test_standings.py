@@ -52,6 +52,26 @@ def test_only_the_newest_run_with_both_sides_counts_and_runs_never_mix() -> None
     assert [(s.run, s.best.gbps, s.peer.gbps, s.verdict) for s in out] == [("r1", 3000, 3100, "behind")]
 
 
+def test_a_newer_run_of_only_some_realizations_does_not_displace_a_fuller_run() -> None:
+    compile_ = "row-softmax/torch-compile"
+    df = frame(row("r1", FAST, 4000), row("r1", SLOW, 3900), row("r1", compile_, 3500, kind="peer"),
+               row("r2", SLOW, 3950), row("r2", compile_, 3600, kind="peer"))  # r2 benched SLOW alone
+    out = standings(CATALOG, df)
+    assert [(s.run, s.best.subject, s.best.gbps, s.complete) for s in out] == [("r1", FAST, 4000, True)]
+    # once a run times both again, it is the newest full one
+    df = pd.concat([df, frame(row("r3", FAST, 4100), row("r3", SLOW, 3800), row("r3", compile_, 3700, kind="peer"))])
+    assert [(s.run, s.best.gbps, s.complete) for s in standings(CATALOG, df)] == [("r3", 4100, True)]
+
+
+def test_where_no_run_timed_every_realization_the_newest_with_both_sides_counts_as_partial() -> None:
+    compile_ = "row-softmax/torch-compile"
+    df = frame(row("r1", FAST, 4000), row("r1", compile_, 3500, kind="peer"),
+               row("r2", SLOW, 3900), row("r2", compile_, 3600, kind="peer"))
+    out = standings(CATALOG, df)
+    assert [(s.run, s.best.subject, s.complete) for s in out] == [("r2", SLOW, False)]
+    assert out[0].as_dict()["complete"] is False
+
+
 def test_stale_failed_and_draft_rows_do_not_compete_unless_drafts_are_asked_for() -> None:
     peer = row("r1", "row-layernorm/torch-compile", 3000, kind="peer")
     df = frame(row("r1", DRAFT, 5000), row("r1", "layernorm/two-pass-registers", 3900, stale=True),
