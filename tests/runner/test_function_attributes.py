@@ -1,5 +1,6 @@
 """Function attributes the runner sets before a launch (epldb.occupancy): the dynamic shared memory
-opt-in above 48 KiB, and the non-portable cluster sizes for kernels compiled for clusters of more
+opt-in (for any dynamic shared memory: the 48 KiB default counts the static shared memory too, and
+the occupancy calculator places no block past it without the opt-in), and the non-portable cluster sizes for kernels compiled for clusters of more
 than 8 blocks. On the CPU the driver is a recording fake; on the GPU, a staged realization launches
 with a 200 KiB segment and with clusters of 16 and matches the float64 reference."""
 
@@ -33,6 +34,13 @@ class _Driver:
         self.set.append((attr, value.value))
         return 0
 
+    def cuOccupancyMaxActiveBlocksPerMultiprocessor(self, out: Any, handle: Any, threads: Any,  # noqa: N802
+                                                    shared: Any) -> int:
+        """One block an SM, once the kernel has been opted into the bytes asked; none before."""
+        opted = any(attr == 8 and value >= shared.value for attr, value in self.set)
+        ctypes.cast(out, ctypes.POINTER(ctypes.c_int))[0] = 1 if opted else 0
+        return 0
+
 
 @pytest.fixture
 def driver(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
@@ -54,6 +62,13 @@ def test_dynamic_shared_memory_is_set_in_bytes(driver) -> None:  # type: ignore[
     fake = driver(1)
     occupancy.allow_dynamic_shared(_Function(), 200 * 1024)
     assert fake.set == [(8, 200 * 1024)]
+
+
+@pytest.mark.parametrize("shared", [48 * 1024, 160 * 1024])
+def test_residency_is_asked_after_the_opt_in_a_launch_makes(driver, shared: int) -> None:  # type: ignore[no-untyped-def]
+    fake = driver(1)
+    fit = occupancy.resident_blocks(_Function(), (512, 1, 1), shared, 132)
+    assert fake.set == [(8, shared)] and fit.blocks == 132
 
 
 def test_a_refusal_is_an_occupancy_error(driver, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
