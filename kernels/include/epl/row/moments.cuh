@@ -88,6 +88,11 @@ struct SumSumSqMerge {
     return SumSumSq{a.sum + b.sum, a.sumsq + b.sumsq};
   }
 };
+// Two IEEE adds, each commutative bit for bit: butterfly steps merge without a canonical order.
+template <>
+struct MergeCommutes<SumSumSqMerge> {
+  static constexpr bool value = true;
+};
 
 template <int UNROLL, typename T>
 struct RowSumSumSqVisitor {

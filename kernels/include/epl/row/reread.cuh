@@ -57,7 +57,7 @@ __host__ __device__ constexpr int row_vectors_per_lane(int cols, int g) {
 struct RmsNormStreamed {
   using Op = RmsNormRow;
   Op op;
-  template <int LANES, int UNROLL, int COLS, L1Evict HINT, typename T, typename Group>
+  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
                                            bool vector_path, Group& group, int cols) const {
     RowSquaredDeviationVisitor<UNROLL, T> squares(0.0f);
@@ -72,7 +72,7 @@ template <typename RowOp>
 struct OnlineSoftmaxStreamed {
   using Op = RowOp;
   Op op;
-  template <int LANES, int UNROLL, int COLS, L1Evict HINT, typename T, typename Group>
+  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
   __device__ __forceinline__ typename Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n,
                                                     int lane, bool vector_path, Group& group, int) const {
     return Op::of_state(group.all_reduce(fold_row_softmax_state<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path),
@@ -87,7 +87,7 @@ using SoftmaxStreamed = OnlineSoftmaxStreamed<SoftmaxStreamRow>;
 struct LayerNormWelford {
   using Op = LayerNormRow<LayerNormChan>;
   Op op;
-  template <int LANES, int UNROLL, int COLS, L1Evict HINT, typename T, typename Group>
+  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
                                            bool vector_path, Group& group, int) const {
     const float pivot = to_float(row[0]);  // every group's row pointer is a row (cols >= 1)
@@ -108,7 +108,7 @@ struct LayerNormWelford {
 struct LayerNormTwoPassStreamed {
   using Op = LayerNormRow<LayerNormTwoPass>;
   Op op;
-  template <int LANES, int UNROLL, int COLS, L1Evict HINT, typename T, typename Group>
+  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__, const T* __restrict__ seg, int n, int lane,
                                            bool vector_path, Group& group, int cols) const {
     RowSumVisitor<UNROLL, T> sum;
@@ -127,10 +127,11 @@ struct LayerNormTwoPassStreamed {
 // the Op reads them. Launch: blockDim.x == BLOCK; gridDim.x == ceil_div(rows, Group::ROWS_PER_BLOCK)
 // for RowLanes, rows * CLUSTER for RowCluster; cols >= 1.
 // Cost per element: two loads (the second from L1 or L2) and one store; per row one all-reduce.
-// L1 eviction priorities on the row's 16-byte loads: the first read evict_last (kept for the
-// reread), the reread evict_first (its last use); the parameters' loads carry none. A row longer
-// than L1 (64 Ki fp32 columns: 256 KiB per group) otherwise streams its own first lines out before
-// the reread reaches them (explorations/20261130-reread-l1-hints: +12-22% at fp32 64 Ki).
+// Eviction priorities on the row's 16-byte loads, in L1 and L2: the first read evict_last (kept for
+// the reread), the reread evict_first (its last use); the parameters' loads carry none. In L1: a row
+// longer than L1 (64 Ki fp32 columns: 256 KiB per group) otherwise streams its own first lines out
+// before the reread reaches them (explorations/20261130-reread-l1-hints: +12-22% at fp32 64 Ki). In
+// L2: the output's lines leave first (thread/cache_policy.cuh).
 // PATH as for rows_in_registers (resident.cuh): kVectorPath may assume row_arrays_vector_aligned and
 // compiles the 16-byte path alone, kScalarPath the element path alone, kAnyPath both (tested at run time).
 // COLS > 0 (RowLanes only: the segment is the row): a kernel compiled for rows of exactly COLS
@@ -149,12 +150,12 @@ __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x
   const RowSegment seg = group.template segment<T>(cols);
   const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols);
   // Groups past the last row fold nothing but still take part in the all-reduce.
-  const auto constants = stats.template stats<Group::LANES, UNROLL, COLS, L1Evict::kEvictLast>(
+  const auto constants = stats.template stats<Group::LANES, UNROLL, COLS, Evict::kEvictLast>(
       x + base, x + base + seg.begin, has_row ? seg.n : 0, lane, vector_path, group, cols);
   if (!has_row) return;
   const auto op = stats.op;
   const size_t at = base + static_cast<size_t>(seg.begin);
-  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, L1Evict::kEvictFirst, COLS>(
+  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, Evict::kEvictFirst, COLS>(
       x + at, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + at, seg.n, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }

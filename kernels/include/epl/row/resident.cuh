@@ -18,7 +18,7 @@
 #pragma once
 
 #include "../thread/convert.cuh"
-#include "../thread/load.cuh"
+#include "../thread/load_evict.cuh"
 #include "../thread/ops.cuh"
 #include "../thread/store.cuh"
 #include "../util.cuh"
@@ -79,11 +79,12 @@ struct RowShare {
   // instead (in bounds: a row holds at least one vector; a thread without a row reads row 0's), so
   // every load is unconditional; those slots are never used as data (reduce, count and store test
   // valid()). A zero default instead made ptxas zero each destination and predicate each load and
-  // each bf16 unpack: three instructions per bf16 element where a shift or a mask is one.
+  // each bf16 unpack: three instructions per bf16 element where a shift or a mask is one. The loads
+  // ask L2 to keep x (evict_last), so that y's lines leave first (thread/cache_policy.cuh).
   __device__ __forceinline__ void fetch(const T* __restrict__ seg, Vec16<T> (&raw)[VECS]) const {
     static_assert(VECTOR, "fetch is the vector path's; the scalar path loads with load_scalar");
 #pragma unroll
-    for (int k = 0; k < VECS; ++k) raw[k] = load_16B_aligned(seg + (valid(k, 0) ? col(k, 0) : 0));
+    for (int k = 0; k < VECS; ++k) raw[k] = load_16B_aligned_hinted<Evict::kEvictLast>(seg + (valid(k, 0) ? col(k, 0) : 0));
   }
 
   // Scalar path (rows or parameter arrays not 16-byte aligned): every in-range element loaded and

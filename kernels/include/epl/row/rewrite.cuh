@@ -21,13 +21,12 @@ namespace epl {
 // The output vector at column c0 from N float32 values x[0, N) (a vector's elements, already
 // widened): out[e] = round_to_T(f(x[e], p0[c0 + e], p1[c0 + e])), parameters read as 16-byte vectors.
 // Shared by this pass and by the register-resident rows (resident.cuh, RowShare::store).
+// The same with the parameter vectors already in registers (a read when P >= 1, b when P == 2):
+// the persistent staged rows hold them for every row (staged_pipelined.cuh).
 template <int P, typename T, typename F>
-__device__ __forceinline__ Vec16<T> apply_vec16(const float* x, const T* __restrict__ p0, const T* __restrict__ p1,
-                                                int c0, F f) {
+__device__ __forceinline__ Vec16<T> apply_vec16(const float* x, const Vec16<T>& a, const Vec16<T>& b, F f) {
   constexpr int N = Vec16<T>::N;
-  Vec16<T> a, b, o;
-  if constexpr (P >= 1) a = load_16B_aligned(p0 + c0);
-  if constexpr (P >= 2) b = load_16B_aligned(p1 + c0);
+  Vec16<T> o;
 #pragma unroll
   for (int e = 0; e < N; ++e) {
     const float pa = P >= 1 ? to_float(a.v[e]) : 0.0f;
@@ -35,6 +34,15 @@ __device__ __forceinline__ Vec16<T> apply_vec16(const float* x, const T* __restr
     o.v[e] = from_float<T>(f(x[e], pa, pb));
   }
   return o;
+}
+
+template <int P, typename T, typename F>
+__device__ __forceinline__ Vec16<T> apply_vec16(const float* x, const T* __restrict__ p0, const T* __restrict__ p1,
+                                                int c0, F f) {
+  Vec16<T> a, b;
+  if constexpr (P >= 1) a = load_16B_aligned(p0 + c0);
+  if constexpr (P >= 2) b = load_16B_aligned(p1 + c0);
+  return apply_vec16<P>(x, a, b, f);
 }
 
 // The same for one vector of the segment as loaded.
@@ -49,9 +57,10 @@ __device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __
 
 // vector_path: seg, out, p0 and p1 16-byte aligned and n a whole number of vectors. Cost per
 // thread: about n / LANES / N loads and stores of 16 bytes (plus P parameter loads each).
-// HINT: the L1 eviction priority of the segment's 16-byte loads (thread/load.cuh), not the parameters'.
+// HINT: the L1 and L2 eviction priority of the segment's 16-byte loads (thread/load_evict.cuh), not the
+// parameters'.
 // COLS > 0: n == COLS, covered by one round of UNROLL vectors per lane (as for visit_row_segment).
-template <int LANES, int UNROLL, int P, L1Evict HINT = L1Evict::kNone, int COLS = 0, typename T, typename F>
+template <int LANES, int UNROLL, int P, Evict HINT = Evict::kNone, int COLS = 0, typename T, typename F>
 __device__ __forceinline__ void rewrite_row_segment(const T* __restrict__ seg, const T* __restrict__ p0,
                                                     const T* __restrict__ p1, T* __restrict__ out, int n, int lane,
                                                     bool vector_path, F f) {

@@ -130,7 +130,7 @@ struct ExpSumVisitor {
 
 // This thread's (m, l) of its share of seg[0, n): one read, identity if it has no element.
 // HINT and COLS as for visit_row_segment.
-template <int LANES, int UNROLL, L1Evict HINT = L1Evict::kNone, int COLS = 0, typename T>
+template <int LANES, int UNROLL, Evict HINT = Evict::kNone, int COLS = 0, typename T>
 __device__ __forceinline__ SoftmaxState fold_row_softmax_state(const T* __restrict__ seg, int n, int lane,
                                                                bool vector_path) {
   SoftmaxStateVisitor v{softmax_state_identity()};

@@ -13,7 +13,7 @@
 // the copy engine keeps the whole segment in flight at once, with no registers to hold it.
 //
 // The statistics and the rewrite are reread.cuh's policies and rewrite.cuh's pass, unchanged, with
-// the segment pointer in shared memory (L1Evict::kShared: plain loads).
+// the segment pointer in shared memory (Evict::kShared: plain loads).
 #pragma once
 
 #include "../block/stage_bulk.cuh"
@@ -70,10 +70,10 @@ __device__ __forceinline__ void rows_staged(Stats stats, const T* __restrict__ x
     __syncthreads();
   }
   const auto constants =
-      stats.template stats<Group::LANES, UNROLL, 0, L1Evict::kShared>(x + base, stage, seg.n, lane, vector_path, group, cols);
+      stats.template stats<Group::LANES, UNROLL, 0, Evict::kShared>(x + base, stage, seg.n, lane, vector_path, group, cols);
   const auto op = stats.op;
   const size_t at = base + static_cast<size_t>(seg.begin);
-  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, L1Evict::kShared>(
+  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, Evict::kShared>(
       stage, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + at, seg.n, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }

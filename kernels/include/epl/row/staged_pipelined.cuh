@@ -13,8 +13,9 @@
 // buffer row r leaves, so STAGES - 1 rows' copies are in flight through each row's fold, cluster
 // exchange and rewrite. The price: STAGES row buffers of shared memory and the parameters'
 // registers leave one block an SM, and a cluster of 16 such blocks needs 16 free SMs of one GPC:
-// the H200 holds 7 of them (112 of its 132 SMs; with 8, one ran its rows after the others and the
-// SMs sat idle 43% of the kernel, explorations/20261211-ncu-staged-pipelined).
+// the H200 holds 7 of them (112 of its 132 SMs; with 8, the eighth ran its rows after the others:
+// the SMs were active 106 K cycles of a kernel 22% longer than staged.cuh's 125 K,
+// explorations/20261211-ncu-staged-pipelined).
 //
 // The statistics are reread.cuh's policies over the staged buffer, as in staged.cuh; the rewrite
 // is rewrite.cuh's with the parameters taken from registers.
@@ -40,15 +41,11 @@ __device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, 
   for (int k = 0; k < VECS; ++k) {
     const int i = lane + k * LANES;
     if (i < nv) {
-      const Vec16<T> v = load_16B_aligned_hinted<L1Evict::kShared>(seg + i * N);
-      Vec16<T> o;
+      const Vec16<T> v = load_16B_aligned_hinted<Evict::kShared>(seg + i * N);
+      float xv[N];
 #pragma unroll
-      for (int e = 0; e < N; ++e) {
-        const float pa = P >= 1 ? to_float(params[0][k].v[e]) : 0.0f;
-        const float pb = P >= 2 ? to_float(params[P - 1][k].v[e]) : 0.0f;
-        o.v[e] = from_float<T>(f(to_float(v.v[e]), pa, pb));
-      }
-      store_16B_aligned(out + i * N, o);
+      for (int e = 0; e < N; ++e) xv[e] = to_float(v.v[e]);
+      store_16B_aligned(out + i * N, apply_vec16<P>(xv, params[0][k], params[P > 1 ? P - 1 : 0][k], f));
     }
   }
 }
@@ -99,9 +96,9 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
       if (it > 0) __syncthreads();  // every thread has rewritten the previous row from the buffer
       for (int j = lane; j < seg.n; j += Group::LANES) buffer0[j] = x[base + seg.begin + j];
       __syncthreads();
-      const auto constants = stats.template stats<Group::LANES, UNROLL, 0, L1Evict::kShared>(
+      const auto constants = stats.template stats<Group::LANES, UNROLL, 0, Evict::kShared>(
           x + base, buffer0, seg.n, lane, false, group, cols);
-      rewrite_row_segment<Group::LANES, UNROLL, P, L1Evict::kShared>(
+      rewrite_row_segment<Group::LANES, UNROLL, P, Evict::kShared>(
           buffer0, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + base + seg.begin, seg.n, lane, false,
           [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
     }
@@ -138,7 +135,7 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
       // use it / STAGES of this buffer's barrier
       mbarrier_wait_parity(shared_address(&landed[it % STAGES]), static_cast<unsigned>(it / STAGES) & 1u);
       const size_t base = row_at(it);
-      const auto constants = stats.template stats<Group::LANES, UNROLL, 0, L1Evict::kShared>(
+      const auto constants = stats.template stats<Group::LANES, UNROLL, 0, Evict::kShared>(
           x + base, buffer, seg.n, lane, true, group, cols);
       rewrite_segment_held<Group::LANES, VECS, P>(
           buffer, params, y + base + seg.begin, seg.n, lane,

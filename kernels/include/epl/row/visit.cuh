@@ -21,11 +21,11 @@ namespace epl {
 // Streams this thread's share of seg[0, n) into `visitor`. vector_path as for fold_row_segment:
 // seg 16-byte aligned and n % (16 / sizeof(T)) == 0 (rows_are_vector_aligned in fold.cuh).
 // Cost per thread: about n / LANES / N loads of 16 bytes (N = 16 / sizeof(T)), in rounds of UNROLL.
-// HINT: the L1 eviction priority of the 16-byte loads (thread/load.cuh; kNone: the default).
+// HINT: the L1 and L2 eviction priority of the 16-byte loads (thread/load_evict.cuh; kNone: the default).
 // COLS > 0: n is COLS or 0 (a kernel compiled for one column count; 0 for a group without a row),
 // and UNROLL rounds cover it: the vector path is one round with no loop and, where COLS fills the
 // round, no test (the compiler does not derive that from a constant n through the loop below).
-template <int LANES, int UNROLL, L1Evict HINT = L1Evict::kNone, int COLS = 0, typename T, typename V>
+template <int LANES, int UNROLL, Evict HINT = Evict::kNone, int COLS = 0, typename T, typename V>
 __device__ __forceinline__ void visit_row_segment(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                                   V& visitor) {
   static_assert(LANES >= 1 && UNROLL >= 1, "LANES and UNROLL must be positive");
