@@ -115,17 +115,23 @@ def cupy_launch(module, name, grid, num_warps, shared, ptrs, nparams):
     return lambda: fn((grid,), (num_warps * 32,), args, shared_mem=shared)
 
 
+def case_inputs(op, rows, cols):
+    """Fresh x (rows x cols, fp32, mean 0.5, spread 3), weight, bias, a NaN-poisoned y, and the
+    bytes one pass moves (x read, y written, the parameters once)."""
+    torch.manual_seed(rows)
+    x = torch.randn(rows, cols, device="cuda") * 3 + 0.5
+    w = torch.rand(cols, device="cuda") + 0.5
+    b = torch.randn(cols, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    return x, w, b, y, 2 * x.numel() * 4 + cols * 4 * (1 if op == "rmsnorm" else 2)
+
+
 def main() -> None:
     catalog = default_catalog()
     rows_out = []
     scratch = pathlib.Path("/tmp/triton-ab"); scratch.mkdir(exist_ok=True)
     for op, rows, cols, warps, ours in CASES:
-        torch.manual_seed(rows)
-        x = torch.randn(rows, cols, device="cuda") * 3 + 0.5
-        w = torch.rand(cols, device="cuda") + 0.5
-        b = torch.randn(cols, device="cuda")
-        y = torch.full_like(x, float("nan"))
-        nbytes = 2 * x.numel() * 4 + cols * 4 * (1 if op == "rmsnorm" else 2)
+        x, w, b, y, nbytes = case_inputs(op, rows, cols)
         if op == "rmsnorm":
             ref_fn, ref_args = (lambda x, w, b: F.rms_norm(x, (x.shape[1],), w, RMS_EPS)), (x, w, b)
             tri = lambda mode: rms_row[(rows,)](x, w, y, COLS=cols, EPS=RMS_EPS, MODE=mode, num_warps=warps)

@@ -86,12 +86,7 @@ def main() -> None:
     out_rows = []
     scratch = pathlib.Path("/tmp/triton-variants"); scratch.mkdir(exist_ok=True)
     for op, rows, cols, warps in CASES:
-        torch.manual_seed(rows)
-        x = torch.randn(rows, cols, device="cuda") * 3 + 0.5
-        w = torch.rand(cols, device="cuda") + 0.5
-        b = torch.randn(cols, device="cuda")
-        y = torch.full_like(x, float("nan"))
-        nbytes = 2 * x.numel() * 4 + cols * 4 * (1 if op == "rmsnorm" else 2)
+        x, w, b, y, nbytes = probe.case_inputs(op, rows, cols)
         if op == "rmsnorm":
             ref = torch.nn.functional.rms_norm(x, (cols,), w, probe.RMS_EPS)
             ptrs = (x.data_ptr(), w.data_ptr(), y.data_ptr())
