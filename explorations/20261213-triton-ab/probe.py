@@ -163,9 +163,7 @@ def main() -> None:
             launcher = prepare(catalog, rid, {"rows": rows, "cols": cols}, {**point, "dtype": "float32"})
             pool = {"x": from_torch(x), "weight": from_torch(w), "bias": from_torch(b)}
             arrays = {n: pool[n] for n in launcher.contract.input_names}
-            outs = launcher.allocate_outputs()
-            outs = {n: from_torch(y) for n in outs}
-            arrays.update(outs)
+            arrays.update({n: from_torch(y) for n in launcher.contract.output_names})
             cands[rid.split("/")[1]] = launcher.bind(arrays)
         ok = {}
         for tag, go in cands.items():

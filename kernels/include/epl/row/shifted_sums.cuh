@@ -33,8 +33,10 @@ struct RowShiftedSumsVisitor {
     acc.sumsq = fmaf(d, d, acc.sumsq);
   }
   __device__ __forceinline__ void vec(const Vec16<T>& v) {
+    float a[Vec16<T>::N];
+    widen_vec16(v, a);  // resident.cuh: bf16 pairs by shift and mask
 #pragma unroll
-    for (int i = 0; i < Vec16<T>::N; ++i) scalar(to_float(v.v[i]));
+    for (int i = 0; i < Vec16<T>::N; ++i) scalar(a[i]);
   }
   __device__ __forceinline__ void round(const Vec16<T> (&v)[UNROLL]) {
 #pragma unroll
