@@ -14,6 +14,7 @@
 #include "../thread/convert.cuh"
 #include "../thread/load.cuh"
 #include "../thread/ops.cuh"
+#include "../thread/widen.cuh"
 
 namespace epl {
 namespace device {
@@ -50,8 +51,7 @@ template <typename T, typename Op>
 __device__ __forceinline__ float fold_lanes(const Vec16<T>& v, Op op) {
   constexpr int N = Vec16<T>::N;
   float r[N];
-#pragma unroll
-  for (int e = 0; e < N; ++e) r[e] = to_float(v.v[e]);
+  widen_vec16(v, r);
 #pragma unroll
   for (int w = N / 2; w >= 1; w /= 2) {
 #pragma unroll

@@ -16,6 +16,7 @@
 #include "../thread/convert.cuh"
 #include "../thread/load.cuh"
 #include "../thread/ops.cuh"
+#include "../thread/widen.cuh"
 
 namespace epl {
 
@@ -24,8 +25,7 @@ template <typename T, typename Op>
 __device__ __forceinline__ float fold_vec16(const Vec16<T>& v, Op op) {
   constexpr int N = Vec16<T>::N;
   float a[N];
-#pragma unroll
-  for (int i = 0; i < N; ++i) a[i] = to_float(v.v[i]);
+  widen_vec16(v, a);
 #pragma unroll
   for (int w = N / 2; w > 0; w /= 2) {
 #pragma unroll

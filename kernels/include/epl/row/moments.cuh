@@ -26,6 +26,7 @@
 #include "../thread/load.cuh"
 #include "../thread/ops.cuh"
 #include "../thread/welford.cuh"
+#include "../thread/widen.cuh"
 #include "../util.cuh"
 #include "fold.cuh"
 #include "visit.cuh"
@@ -55,9 +56,10 @@ struct RowSquaredDeviationVisitor {
   __device__ __forceinline__ void vec(const Vec16<T>& v) {
     constexpr int N = Vec16<T>::N;
     float a[N];
+    widen_vec16(v, a);
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-      const float d = to_float(v.v[i]) - mean;
+      const float d = a[i] - mean;
       a[i] = d * d;
     }
 #pragma unroll
@@ -100,11 +102,9 @@ struct RowSumSumSqVisitor {
   __device__ __forceinline__ void vec(const Vec16<T>& v) {
     constexpr int N = Vec16<T>::N;
     float s[N], q[N];
+    widen_vec16(v, s);
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      s[i] = to_float(v.v[i]);
-      q[i] = s[i] * s[i];
-    }
+    for (int i = 0; i < N; ++i) q[i] = s[i] * s[i];
 #pragma unroll
     for (int w = N / 2; w > 0; w /= 2) {
 #pragma unroll

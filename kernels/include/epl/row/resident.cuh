@@ -21,6 +21,7 @@
 #include "../thread/load_evict.cuh"
 #include "../thread/ops.cuh"
 #include "../thread/store.cuh"
+#include "../thread/widen.cuh"
 #include "../util.cuh"
 #include "group.cuh"
 #include "rewrite.cuh"
@@ -34,23 +35,6 @@ __device__ __forceinline__ void tree_in_place(float (&a)[K], Op op) {
 #pragma unroll
     for (int i = 0; i < W; ++i) a[i] = op(a[i], a[i + W]);
     tree_in_place<W / 2>(a, op);
-  }
-}
-
-// The elements of one fetched vector widened to float32 (exact) into out[0, N).
-template <typename T>
-__device__ __forceinline__ void widen_vec16(const Vec16<T>& v, float* out) {
-#pragma unroll
-  for (int e = 0; e < Vec16<T>::N; ++e) out[e] = to_float(v.v[e]);
-}
-// bfloat16 pairs from their 32-bit word, the low element shifted up and the high one masked: one
-// instruction per element (element-wise conversion extracted each half first: two).
-__device__ __forceinline__ void widen_vec16(const Vec16<__nv_bfloat16>& v, float* out) {
-  const unsigned* w = reinterpret_cast<const unsigned*>(&v);
-#pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    out[2 * q] = __uint_as_float(w[q] << 16);
-    out[2 * q + 1] = __uint_as_float(w[q] & 0xffff0000u);
   }
 }
 

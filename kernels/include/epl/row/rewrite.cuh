@@ -15,6 +15,7 @@
 #include "../thread/convert.cuh"
 #include "../thread/load_evict.cuh"
 #include "../thread/store.cuh"
+#include "../thread/widen.cuh"
 
 namespace epl {
 
@@ -26,13 +27,12 @@ namespace epl {
 template <int P, typename T, typename F>
 __device__ __forceinline__ Vec16<T> apply_vec16(const float* x, const Vec16<T>& a, const Vec16<T>& b, F f) {
   constexpr int N = Vec16<T>::N;
+  float pa[N] = {}, pb[N] = {};
+  if constexpr (P >= 1) widen_vec16(a, pa);
+  if constexpr (P >= 2) widen_vec16(b, pb);
   Vec16<T> o;
 #pragma unroll
-  for (int e = 0; e < N; ++e) {
-    const float pa = P >= 1 ? to_float(a.v[e]) : 0.0f;
-    const float pb = P >= 2 ? to_float(b.v[e]) : 0.0f;
-    o.v[e] = from_float<T>(f(x[e], pa, pb));
-  }
+  for (int e = 0; e < N; ++e) o.v[e] = from_float<T>(f(x[e], pa[e], pb[e]));
   return o;
 }
 
@@ -50,8 +50,7 @@ template <int P, typename T, typename F>
 __device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __restrict__ p0,
                                                   const T* __restrict__ p1, int c0, F f) {
   float x[Vec16<T>::N];
-#pragma unroll
-  for (int e = 0; e < Vec16<T>::N; ++e) x[e] = to_float(v.v[e]);
+  widen_vec16(v, x);
   return apply_vec16<P>(x, p0, p1, c0, f);
 }
 

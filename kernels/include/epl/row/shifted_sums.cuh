@@ -16,6 +16,7 @@
 // naive-sum-sumsq) lose.
 #pragma once
 
+#include "../thread/widen.cuh"
 #include "reread.cuh"
 
 namespace epl {
@@ -34,7 +35,7 @@ struct RowShiftedSumsVisitor {
   }
   __device__ __forceinline__ void vec(const Vec16<T>& v) {
     float a[Vec16<T>::N];
-    widen_vec16(v, a);  // resident.cuh: bf16 pairs by shift and mask
+    widen_vec16(v, a);
 #pragma unroll
     for (int i = 0; i < Vec16<T>::N; ++i) scalar(a[i]);
   }

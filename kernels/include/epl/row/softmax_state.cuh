@@ -17,6 +17,7 @@
 #include "../thread/load_evict.cuh"
 #include "../thread/ops.cuh"
 #include "../thread/softmax_state.cuh"
+#include "../thread/widen.cuh"
 #include "../util.cuh"
 #include "../warp/reduce_state.cuh"
 #include "fold.cuh"  // rows_are_vector_aligned
@@ -27,12 +28,8 @@ namespace epl {
 // The UNROLL vectors of a full round as one register chunk of floats (exact widening).
 template <typename T, int U>
 __device__ __forceinline__ void widen_round(const Vec16<T> (&v)[U], float (&c)[U * Vec16<T>::N]) {
-  constexpr int N = Vec16<T>::N;
 #pragma unroll
-  for (int u = 0; u < U; ++u) {
-#pragma unroll
-    for (int k = 0; k < N; ++k) c[u * N + k] = to_float(v[u].v[k]);
-  }
+  for (int u = 0; u < U; ++u) widen_vec16(v[u], c + u * Vec16<T>::N);
 }
 
 // Widens a full round into c and returns its max (the widened chunk's pairwise tree).

@@ -43,8 +43,7 @@ __device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, 
     if (i < nv) {
       const Vec16<T> v = load_16B_aligned_hinted<Evict::kShared>(seg + i * N);
       float xv[N];
-#pragma unroll
-      for (int e = 0; e < N; ++e) xv[e] = to_float(v.v[e]);
+      widen_vec16(v, xv);
       store_16B_aligned(out + i * N, apply_vec16<P>(xv, params[0][k], params[P > 1 ? P - 1 : 0][k], f));
     }
   }

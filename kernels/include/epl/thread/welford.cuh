@@ -28,6 +28,7 @@
 
 #include "convert.cuh"
 #include "load.cuh"
+#include "widen.cuh"
 
 namespace epl {
 
@@ -110,8 +111,9 @@ __device__ __forceinline__ void widen_vectors(const Vec16<T> (&v)[UNROLL], float
   constexpr int N = Vec16<T>::N;
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) {
+    widen_vec16(v[u], out + u * N);
 #pragma unroll
-    for (int i = 0; i < N; ++i) out[u * N + i] = to_float(v[u].v[i]) - pivot;
+    for (int i = 0; i < N; ++i) out[u * N + i] -= pivot;
   }
 }
 
