@@ -24,7 +24,7 @@ from epldb.cli.common import EXIT_INVALID, EXIT_OK, UsageError, load_catalog, pr
 from epldb.records import Realization
 
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-DEFAULT_TARGETS = ["sm_80", "sm_90", "sm_90a"]
+DEFAULT_TARGETS = ["sm_80", "sm_90a"]  # sm_90a builds the same source paths a plain sm_90 build would
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -47,7 +47,7 @@ def test_scaffold_from_a_sibling_validates_and_compiles(repo: Path, capsys: pyte
     assert not _own_problems(repo, record, kernel)
     data = yaml.safe_load((repo / record).read_text())
     assert data["status"] == "draft" and data["strategy"] and data["params"]
-    assert data["targets"] == ["sm_80", "sm_90", "sm_90a"]
+    assert data["targets"] == ["sm_80", "sm_90a"]
     assert data["launch"] == sibling.data.get("launch")
     assert data["params"] == sibling.data["params"]
     src = (repo / kernel).read_text()
