@@ -21,7 +21,7 @@ from epldb.contracts import Contract, get_contract
 from epldb.contracts.dtypes import STORAGE, poison_pattern, storage_dtype
 from epldb.launch.domain import in_domain, outside_domain
 from epldb.launch import ArrayArg, LaunchLimits, ResolvedPlan, contract_arrays, plan_env, resolve_plan
-from epldb.occupancy import allow_cluster_shape, allow_dynamic_shared
+from epldb.occupancy import allow_cluster_shape, allow_dynamic_shared, resident_blocks
 from epldb.problems import Problem
 from epldb.records import ParamValue, Realization
 
@@ -67,7 +67,7 @@ class DeviceInfo:
         return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "unknown-gpu"
 
     def limits(self) -> LaunchLimits:
-        return LaunchLimits(max_shared_bytes=self.max_shared_optin)
+        return LaunchLimits(max_shared_bytes=self.max_shared_optin, sms=self.sm_count)
 
 
 _DEVICE: dict[int, DeviceInfo] = {}
@@ -355,7 +355,12 @@ def prepare(catalog: "Catalog", realization_id: str, shape: Mapping[str, int], p
     reason = outside_domain(r, plan_env(shape, point))
     if reason is not None:
         raise RunError("skipped", f"{r.id}: {reason} (launch.domain); another realization serves this shape")
-    plan = resolve_plan(r, plan_env(shape, point), contract_arrays(loaded.contract), device_info().limits())
+    info = device_info()
+
+    def resident(entry: str, block: tuple[int, int, int], shared_bytes: int) -> int:
+        return resident_blocks(loaded.function(entry, point), block, shared_bytes, info.sm_count).blocks
+
+    plan = resolve_plan(r, plan_env(shape, point), contract_arrays(loaded.contract), info.limits(), resident)
     if not plan.ok:
         raise RunError("runtime-error", "launch plan: " + "; ".join(p.message for p in plan.problems), plan.problems)
     functions = [loaded.function(step.entry, point) for step in plan.steps]

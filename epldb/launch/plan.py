@@ -7,13 +7,20 @@ a parameter, a shape variable of the contract, a scratch buffer, a contract arra
 argument) one of the contract's float scalars, and the plan resolves within the limits at every
 parameter point and every verification shape.
 
+A ``grid`` may also read ``resident_blocks``: the blocks of the step's entry the device holds at
+once at the step's block size and dynamic shared memory (clusters the GPCs place, times their
+size, for a kernel with compile-time cluster dimensions). A persistent grid sized by it is resident
+by construction on any device. Only the runner knows it (the driver's occupancy calculator, after
+loading the build); without a GPU the plan resolves with a stand-in of one block per SM, so the
+static checks exercise the expression.
+
 Both return problems as values, located at the YAML field (``launch.steps[0].grid``) with the
 column inside the expression in the message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -43,6 +50,12 @@ ITEMSIZE: dict[str, int] = {
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
+#: The name a ``grid`` expression reads for the blocks the device holds at once (module docstring).
+RESIDENT = "resident_blocks"
+
+#: resident(entry, block, shared_bytes) -> blocks of that entry the device holds at once.
+ResidentBlocks = Callable[[str, tuple[int, int, int], int], int]
+
 
 @dataclass(frozen=True)
 class LaunchLimits:
@@ -53,6 +66,7 @@ class LaunchLimits:
     max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)
     max_shared_bytes: int = 227 * 1024  # dynamic shared memory per block after opting in
     max_cluster_blocks: int = 8  # the portable cluster size
+    sms: int = 132  # streaming multiprocessors: resident_blocks' stand-in without a GPU is one per SM
 
 
 @dataclass(frozen=True)
@@ -155,7 +169,9 @@ class _Resolver:
             Problem(self.r.loc(*path), message, RULE, json_path(path), severity)  # type: ignore[arg-type]
         )
 
-    def value(self, path: tuple[str | int, ...], label: str, source: Any, in_list: bool = False) -> int | None:
+    def value(self, path: tuple[str | int, ...], label: str, source: Any, in_list: bool = False,
+              env: Mapping[str, Any] | None = None) -> int | None:
+        env = self.env if env is None else env
         expr = parse(source)
         if isinstance(expr, ExprError):
             self.problem(path, _expr_message(label, source, expr, in_list))
@@ -164,13 +180,14 @@ class _Resolver:
             if name in self.bindings:
                 self.problem(path, _expr_message(label, source, ExprError(col, _not_a_number(name, self.bindings[name]))))
                 return None
-        result = evaluate(expr, self.env)
+        result = evaluate(expr, env)
         if isinstance(result, ExprError):
-            self.problem(path, _expr_message(label, source, result) + f" (at {_fmt_context(self.env)})")
+            self.problem(path, _expr_message(label, source, result) + f" (at {_fmt_context(env)})")
             return None
         return result
 
-    def dims(self, path: tuple[str | int, ...], label: str, source: Any) -> tuple[int, int, int] | None:
+    def dims(self, path: tuple[str | int, ...], label: str, source: Any,
+             env: Mapping[str, Any] | None = None) -> tuple[int, int, int] | None:
         items = source if isinstance(source, list) else [source]
         if not 1 <= len(items) <= 3:
             self.problem(path, f"{label} takes one to three dimensions, got {len(items)}")
@@ -179,7 +196,7 @@ class _Resolver:
         for j, item in enumerate(items):
             sub = path + (j,) if isinstance(source, list) else path
             v = self.value(sub, f"{label}.{'xyz'[j]}" if isinstance(source, list) else label, item,
-                           isinstance(source, list))
+                           isinstance(source, list), env)
             if v is None:
                 return None
             out.append(v)
@@ -208,12 +225,15 @@ def resolve_plan(
     env: Mapping[str, Any],
     arrays: Mapping[str, Binding] | Sequence[str] = (),
     limits: LaunchLimits = LaunchLimits(),
+    resident: ResidentBlocks | None = None,
 ) -> ResolvedPlan:
     """Evaluate ``realization``'s launch plan with ``env`` (from :func:`plan_env`).
 
     ``arrays`` binds the names ``args`` may pass bare (from :func:`contract_arrays`: the
     contract's arrays by role and its float scalars; or a sequence of names, all inputs); a bare
-    name among them or among the scratch buffers becomes that argument.
+    name among them or among the scratch buffers becomes that argument. ``resident`` answers a
+    grid's ``resident_blocks`` (the runner's occupancy query); without it the stand-in is
+    ``limits.sms``, one block per SM.
     """
     roles: dict[str, Binding] = (
         dict(arrays) if isinstance(arrays, Mapping) else {a: "input" for a in arrays}  # type: ignore[misc]
@@ -257,9 +277,13 @@ def resolve_plan(
         ruled_out = res.value(base + ("unaligned_when",), "unaligned_when", step.get("unaligned_when", 0))
         if unaligned is not None and ruled_out:
             entry, unaligned = unaligned, None  # this shape cannot take the aligned entry at all
-        grid = res.dims(base + ("grid",), "grid", step.get("grid"))
         block = res.dims(base + ("block",), "block", step.get("block"))
         shared = res.value(base + ("shared_bytes",), "shared_bytes", step.get("shared_bytes", 0))
+        grid_env = env
+        if block is not None and shared is not None and _reads_resident(step.get("grid")):
+            held = resident(str(entry), block, shared) if resident is not None else limits.sms
+            grid_env = {**env, RESIDENT: held}
+        grid = res.dims(base + ("grid",), "grid", step.get("grid"), grid_env)
         cluster = res.dims(base + ("cluster",), "cluster", step["cluster"]) if "cluster" in step else None
         args: list[ArrayArg | ScalarArg] = []
         for k, a in enumerate(step.get("args") or []):
@@ -283,6 +307,16 @@ def resolve_plan(
         steps.append(ResolvedStep(i, str(entry), grid, block, shared, cluster, tuple(args),
                                   str(unaligned) if unaligned is not None else None, bool(step.get("resident", False))))
     return ResolvedPlan(realization.id, dict(env), tuple(scratch), tuple(steps), tuple(res.problems))
+
+
+def _reads_resident(source: Any) -> bool:
+    """Whether a grid field (an expression or a list of them) names ``resident_blocks``."""
+    items = source if isinstance(source, list) else [source]
+    for item in items:
+        expr = parse(item)
+        if not isinstance(expr, ExprError) and any(name == RESIDENT for name, _ in expr.names()):
+            return True
+    return False
 
 
 def _check_limits(
@@ -395,6 +429,9 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
             numbers.add(f"{p}_bytes")
     bindings: dict[str, Binding] = {**roles, **{s: "scratch" for s in scratch}}
 
+    if RESIDENT in realization.params:
+        add(("params", RESIDENT), f"'{RESIDENT}' is the name a grid reads for the blocks the device holds at "
+            "once: rename the parameter")
     missing = [p for p in contract.required_params if p not in realization.params]
     if missing:
         add(("params",), f"contract '{contract.name}' needs parameter(s) {', '.join(missing)}")
@@ -412,6 +449,11 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
             if name in bindings:
                 add(path, _expr_message(label, source, ExprError(col, _not_a_number(name, bindings[name]))))
                 parsed_ok = False
+            elif name == RESIDENT and name not in numbers:
+                if path[:2] != ("launch", "steps") or path[3] != "grid":
+                    add(path, _expr_message(label, source, ExprError(
+                        col, f"'{RESIDENT}' depends on the block size and shared memory: only a grid may read it")))
+                    parsed_ok = False
             elif name not in numbers:
                 known = ", ".join(sorted(numbers | set(bindings)))
                 add(path, _expr_message(label, source, ExprError(col, f"unknown name '{name}' (known: {known})")))

@@ -282,3 +282,39 @@ def test_unaligned_names_are_checked(tmp_path: Path) -> None:
     got = messages(check_plan(r, CONTRACT))
     assert any("$.launch.steps[0].unaligned_when: unaligned_when expression 'n % widht', column 5: unknown name 'widht'"
                in m for m in got), got
+
+
+# --- resident_blocks: a grid sized by what the device holds at once ----------------------------------
+
+LAUNCH_RESIDENT = LAUNCH_BAD_GRID.replace('"ceil_div(n, block * items"', '"min(ceil_div(n, block), resident_blocks)"')
+
+
+def test_a_grid_reads_resident_blocks_from_the_runner(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_RESIDENT)
+    asked: list[tuple] = []
+
+    def resident(entry: str, block: tuple[int, int, int], shared: int) -> int:
+        asked.append((entry, block, shared))
+        return 7
+
+    plan = resolve_plan(r, plan_env({"n": 100000}, POINT), contract_arrays(CONTRACT), resident=resident)
+    assert plan.ok, messages(plan.problems)
+    assert plan.steps[0].grid == (7, 1, 1)
+    assert asked == [("main", (256, 1, 1), 0)]  # the step's own block and shared memory
+    # Fewer blocks of work than the device holds: the work decides.
+    small = resolve_plan(r, plan_env({"n": 300}, POINT), contract_arrays(CONTRACT), resident=resident)
+    assert small.steps[0].grid == (2, 1, 1)
+
+
+def test_without_a_gpu_resident_blocks_is_one_block_per_sm(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_RESIDENT)
+    plan = resolve_plan(r, plan_env({"n": 100000}, POINT), contract_arrays(CONTRACT), LaunchLimits(sms=66))
+    assert plan.steps[0].grid == (66, 1, 1)
+    assert check_plan(r, CONTRACT) == []
+
+
+def test_only_a_grid_may_read_resident_blocks(tmp_path: Path) -> None:
+    r = realization(tmp_path, LAUNCH_RESIDENT.replace("block: block", 'block: "min(block, resident_blocks)"'))
+    (problem,) = check_plan(r, CONTRACT)
+    assert problem.json_path == "$.launch.steps[0].block"
+    assert "'resident_blocks' depends on the block size and shared memory: only a grid may read it" in problem.message

@@ -39,12 +39,13 @@ def test_claims_exist_and_reach_the_resolved_plan() -> None:
 @pytest.mark.parametrize("rid", CLAIMS)
 def test_resident_grids_fit_the_device_at_once(rid: str) -> None:
     from epldb.occupancy import resident_blocks
-    from epldb.runner import device_info, load_realization
+    from epldb.runner import device_info, load_realization, prepare
 
     loaded = load_realization(CATALOG, rid)
     sms = device_info().sm_count
     checked: dict[tuple, int] = {}
     for point, shape, step in _resident_steps(rid):
+        step = prepare(CATALOG, rid, shape, point).plan.steps[step.index]  # the grid the runner launches
         grid = step.grid[0] * step.grid[1] * step.grid[2]
         key = (step.entry, tuple(sorted(point.items())), step.block, step.shared_bytes)
         if key not in checked:
