@@ -18,7 +18,8 @@ import pytest
 import epldb
 from epldb.contracts import REGISTRY, get_contract, make_rng
 from epldb.contracts.dtypes import itemsize, storage_dtype
-from epldb.launch import ScalarArg, contract_arrays, plans_in_domain
+from epldb.launch import LaunchLimits, ScalarArg, contract_arrays, plans_in_domain
+from epldb.launch.plan import RESIDENT
 
 CATALOG = epldb.load(lint=False)
 STATE = get_contract("row-softmax-state")
@@ -202,9 +203,12 @@ def test_every_row_gets_one_group_at_every_verify_and_bench_shape_in_the_domain(
     for shape, p, plan in plans_in_domain(r, contract, (*contract.verify_shapes, *contract.bench_shapes(quick=False))):
         assert plan.ok, [pr.message for pr in plan.problems]
         grid, per_block = plan.steps[-1].grid[0], rows_per_block(p)
-        if "grid_blocks" in p:  # a persistent grid of whole clusters, each with a row at least
+        if "grid_blocks" in p or any(RESIDENT in str(step.get("grid")) for step in r.launch["steps"]):
+            # a persistent grid of whole clusters, each with a row at least (resident_blocks: one
+            # block an SM stands in without a GPU)
             clusters = grid // p["cluster"]
-            assert grid % p["cluster"] == 0 and 1 <= clusters <= min(p["grid_blocks"] // p["cluster"], shape["rows"]), (shape, p)
+            most = p["grid_blocks"] if "grid_blocks" in p else LaunchLimits().sms
+            assert grid % p["cluster"] == 0 and 1 <= clusters <= min(most // p["cluster"], shape["rows"]), (shape, p)
         elif "per_sm" in p:  # a persistent grid: at most sms * per_sm blocks, none without a row;
             # the kernel's loop deals rows round robin, so every row has a group
             assert 1 <= grid <= min(p["sms"] * p["per_sm"], -(-shape["rows"] // per_block)), (shape, p)

@@ -12,10 +12,11 @@
 // once (rmsnorm at 128 x 262144 fp32: 416 MB through L2), and issues row r + STAGES * G into the
 // buffer row r leaves, so STAGES - 1 rows' copies are in flight through each row's fold, cluster
 // exchange and rewrite. The price: STAGES row buffers of shared memory and the parameters'
-// registers leave one block an SM, and a cluster of 16 such blocks needs 16 free SMs of one GPC:
-// the H200 holds 7 of them (112 of its 132 SMs; with 8, the eighth ran its rows after the others:
-// the SMs were active 106 K cycles of a kernel 22% longer than staged.cuh's 125 K,
-// explorations/20261211-ncu-staged-pipelined).
+// registers leave one or two blocks an SM (staged_pipelined_min_blocks), and a cluster of 16
+// 512-thread blocks needs 16 free SMs of one GPC: the H200 holds 7 of them (112 of its 132 SMs;
+// with 8, the eighth ran its rows after the others: the SMs were active 106 K cycles of a kernel
+// 22% longer than staged.cuh's 125 K, explorations/20261211-ncu-staged-pipelined). The records
+// therefore size the grid from what the device holds (resident_blocks).
 //
 // The statistics are reread.cuh's policies over the staged buffer, as in staged.cuh; the rewrite
 // is rewrite.cuh's with the parameters taken from registers.
@@ -26,6 +27,13 @@
 #include "staged.cuh"
 
 namespace epl {
+
+// The blocks an SM a kernel over this body asks ptxas to fit (__launch_bounds__'s second argument):
+// at least 512 threads an SM, so at most 128 registers a thread for the parameter slice and the
+// fold. Below 512 threads a block, two blocks share an SM and one's fold, cluster exchange and
+// rewrite overlap the other's (explorations/20261212-staged-pipelined-blocks: rmsnorm bf16 at
+// 128 x 262144, 256 threads two an SM, +9.8% over 512 threads one an SM; three an SM spilled).
+__host__ __device__ constexpr int staged_pipelined_min_blocks(int block) { return block < 512 ? 512 / block : 1; }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
