@@ -28,6 +28,6 @@ rmsnorm_staged_pipelined(const T* __restrict__ x,       // rows x cols, row-majo
                          const T* __restrict__ weight,  // cols
                          T* __restrict__ y,             // rows x cols
                          int rows, int cols, float eps) {
-  epl::rows_staged_pipelined<CLUSTER, BLOCK, STAGES, UNROLL, ITEMS, PATH>(epl::RmsNormStreamed{{eps}}, x, weight,
+  epl::rows_staged_pipelined<CLUSTER, BLOCK, STAGES, UNROLL, ITEMS, 1, PATH>(epl::RmsNormStreamed{{eps}}, x, weight,
                                                                   static_cast<const T*>(nullptr), y, rows, cols);
 }

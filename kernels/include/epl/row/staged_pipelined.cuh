@@ -37,14 +37,20 @@ __host__ __device__ constexpr int staged_pipelined_min_blocks(int block) { retur
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
-// rewrite_row_segment's vector path (rewrite.cuh) with the P parameter vectors held: thread `lane`
-// writes vectors lane + k * LANES, k < VECS, of seg[0, n) (n a whole number of vectors, at most
-// VECS * LANES of them), params[q][k] the parameter q vector at the same offset.
-template <int LANES, int VECS, int P, typename T, typename F>
-__device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, const Vec16<T> (&params)[P > 0 ? P : 1][VECS],
-                                                     T* __restrict__ out, int n, int lane, F f) {
+// rewrite_row_segment's vector path (rewrite.cuh) with the parameters on chip: thread `lane` writes
+// vectors lane + k * LANES, k < VECS, of seg[0, n) (n a whole number of vectors, at most VECS * LANES
+// of them). Parameter q < HELD is held: held[q][k] is its vector at that offset. The other P - HELD
+// are staged in shared memory, parameter q's slice at staged + (q - HELD) * stride.
+template <int LANES, int VECS, int P, int HELD, typename T, typename F>
+__device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, const Vec16<T> (&held)[HELD > 0 ? HELD : 1][VECS],
+                                                     const T* __restrict__ staged, int stride, T* __restrict__ out,
+                                                     int n, int lane, F f) {
   constexpr int N = Vec16<T>::N;
   const int nv = n / N;
+  auto param = [&](int q, int k, int i) {  // q, k compile-time after unrolling: no local memory
+    return q < HELD ? held[q < HELD ? q : 0][k]
+                    : load_16B_aligned_hinted<Evict::kShared>(staged + (q - HELD) * stride + i * N);
+  };
 #pragma unroll
   for (int k = 0; k < VECS; ++k) {
     const int i = lane + k * LANES;
@@ -52,7 +58,10 @@ __device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, 
       const Vec16<T> v = load_16B_aligned_hinted<Evict::kShared>(seg + i * N);
       float xv[N];
       widen_vec16(v, xv);
-      store_16B_aligned(out + i * N, apply_vec16<P>(xv, params[0][k], params[P > 1 ? P - 1 : 0][k], f));
+      Vec16<T> a, b;
+      if constexpr (P >= 1) a = param(0, k, i);
+      if constexpr (P >= 2) b = param(1, k, i);
+      store_16B_aligned(out + i * N, apply_vec16<P>(xv, a, b, f));
     }
   }
 }
@@ -60,17 +69,20 @@ __device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, 
 // The body. CLUSTER, BLOCK: as staged.cuh's RowStagers (a block per row for CLUSTER 1). STAGES: row
 // buffers, the one being folded and rewritten and STAGES - 1 rows ahead in flight. ITEMS: the
 // elements of each parameter slice a thread holds (whole 16-byte vectors of T): the block's slice
-// must fit BLOCK * ITEMS. Stats: a policy of reread.cuh. x, y: rows x cols, row-major; p0, p1: cols
+// must fit BLOCK * ITEMS. HELD: how many of the Op's P parameters (the first ones) stay in
+// registers; the other P - HELD are bulk-copied once into shared memory after the row buffers, a
+// slice each, and read from there at every row: a slice in registers costs ITEMS / (16 / sizeof(T))
+// * 4 registers a thread, one in shared memory a row buffer's bytes a block. Stats: a policy of reread.cuh. x, y: rows x cols, row-major; p0, p1: cols
 // each (or null), as the Op reads them.
 // Launch: blockDim.x == BLOCK; gridDim.x == min(rows, G) * CLUSTER for G groups the device holds at
 // once (a group that waits for another to exit takes its rows after everyone else); dynamic shared
-// memory >= STAGES * row_staged_bytes<T>(cols, CLUSTER); cols >= 1.
+// memory >= (STAGES + P - HELD) * row_staged_bytes<T>(cols, CLUSTER); cols >= 1.
 // Vector path (PATH as for rows_in_registers): the pipeline above. Element path (an array not
 // 16-byte aligned): each row copied element by element into the first buffer, the parameters read
 // from global memory at each row, no overlap within the block.
 // Cost per element: one global load, two shared loads, one global store; the parameters once per
 // group on the vector path; per row one all-reduce per statistics pass and one __syncthreads.
-template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, RowPath PATH, typename T, typename Stats>
+template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, int HELD, RowPath PATH, typename T, typename Stats>
 __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
                                                       const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
   using Group = typename RowStagers<CLUSTER, BLOCK>::Group;
@@ -78,10 +90,12 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
   constexpr int P = Stats::Op::kParams;
   static_assert(ITEMS % N == 0, "ITEMS must be whole 16-byte vectors of T");
   static_assert(STAGES >= 2, "a row in flight while another is rewritten needs two buffers");
+  static_assert(HELD >= 0 && HELD <= P, "HELD counts some of the Op's parameters");
   constexpr int VECS = ITEMS / N;
+  constexpr int STAGED_P = P - HELD;  // parameters staged once in shared memory
   extern __shared__ __align__(16) unsigned char row_stage[];
   __shared__ typename Group::TempStorage temp;
-  __shared__ unsigned long long landed[STAGES];
+  __shared__ unsigned long long landed[STAGES + 1];  // a barrier per row buffer; the last: the staged parameters
   Group group(temp);
   const int lane = group.lane();
   const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
@@ -110,22 +124,24 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
           [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
     }
   } else {
-    Vec16<T> params[P > 0 ? P : 1][VECS];
+    Vec16<T> params[HELD > 0 ? HELD : 1][VECS];
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
       const int c0 = seg.begin + (lane + k * Group::LANES) * N;
       if ((lane + k * Group::LANES) * N < seg.n) {
-        if constexpr (P >= 1) params[0][k] = load_16B_aligned(p0 + c0);
-        if constexpr (P >= 2) params[P - 1][k] = load_16B_aligned(p1 + c0);
+        if constexpr (HELD >= 1) params[0][k] = load_16B_aligned(p0 + c0);
+        if constexpr (HELD >= 2) params[1][k] = load_16B_aligned(p1 + c0);
       }
     }
     if (threadIdx.x == 0) {
 #pragma unroll
       for (int b = 0; b < STAGES; ++b) mbarrier_init(shared_address(&landed[b]), 1);
+      if constexpr (STAGED_P > 0) mbarrier_init(shared_address(&landed[STAGES]), STAGED_P);  // a copy each
       mbarrier_init_fence();  // the async proxy (the copy engine) must see the initialized barriers
     }
     __syncthreads();
     const unsigned bytes = static_cast<unsigned>(seg.n) * sizeof(T);
+    const T* const staged_params = buffer0 + STAGES * buffer_elems;
     auto issue = [&](int it) {  // warp 0: row it's slice into buffer it % STAGES
       if (threadIdx.x < kWarpThreads) {
         bulk_copy_to_shared(buffer0 + (it % STAGES) * buffer_elems, x + row_at(it) + seg.begin, bytes,
@@ -136,6 +152,15 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
     for (int it = 0; it < STAGES; ++it) {
       if (it < iters) issue(it);
     }
+    if constexpr (STAGED_P > 0) {  // after the first rows: their folds come before the first rewrite
+      if (threadIdx.x < kWarpThreads && iters > 0) {
+#pragma unroll
+        for (int q = HELD; q < P; ++q) {
+          bulk_copy_to_shared(buffer0 + (STAGES + q - HELD) * buffer_elems, (q == 0 ? p0 : p1) + seg.begin, bytes,
+                              shared_address(&landed[STAGES]));
+        }
+      }
+    }
 #pragma unroll 1
     for (int it = 0; it < iters; ++it) {
       const T* buffer = buffer0 + (it % STAGES) * buffer_elems;
@@ -144,8 +169,11 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
       const size_t base = row_at(it);
       const auto constants = stats.template stats<Group::LANES, UNROLL, 0, Evict::kShared>(
           x + base, buffer, seg.n, lane, true, group, cols);
-      rewrite_segment_held<Group::LANES, VECS, P>(
-          buffer, params, y + base + seg.begin, seg.n, lane,
+      if constexpr (STAGED_P > 0) {
+        if (it == 0) mbarrier_wait_parity(shared_address(&landed[STAGES]), 0u);
+      }
+      rewrite_segment_held<Group::LANES, VECS, P, HELD>(
+          buffer, params, staged_params, buffer_elems, y + base + seg.begin, seg.n, lane,
           [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
       if (it + STAGES < iters) {
         __syncthreads();  // every thread is done reading this buffer
