@@ -31,6 +31,7 @@ import numpy as np
 from epldb.contracts import Contract, Peer, make_rng
 from epldb.contracts.dtypes import to_float64
 from epldb.evidence import Row, canonical_json
+from epldb.launch import ResolvedStep
 from epldb.launch.domain import in_domain
 from epldb.runner import RunError, device_info, load_realization, prepare
 from epldb.verify import error_figures, new_seed
@@ -282,6 +283,14 @@ class BenchItem:
     points: list[dict[str, Any]]
 
 
+def grids_sized(steps: Sequence[ResolvedStep]) -> list[str]:
+    """Detail notes for the steps whose grid read resident_blocks: the grid launched and what the
+    occupancy calculator said the device holds. A persistent grid's rows per group follow from it,
+    and it depends on the board (how its GPCs place clusters), so the row must say it."""
+    return [f"step {s.index}: grid {s.grid[0]} of {s.resident_blocks} resident blocks"
+            for s in steps if s.resident_blocks is not None]
+
+
 def rotation_sets(input_bytes: int, l2_bytes: int, cap: int = 128) -> int:
     """How many independent input sets make the working set at least 4x the L2."""
     if input_bytes <= 0:
@@ -423,7 +432,7 @@ def bench(
                         finish(row)
                         continue
                     _rate_fields(row, contract, dict(shape), point, t, ceilings)
-                    row.detail = "; ".join(notes + [rotation, f"{t.reps} reps"])
+                    row.detail = "; ".join(notes + grids_sized(launcher.plan.steps) + [rotation, f"{t.reps} reps"])
                     finish(row)
                     del outs, calls
 

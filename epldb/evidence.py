@@ -161,7 +161,7 @@ def git_commit(root: Path) -> tuple[str, bool | None]:
     return "unknown", None
 
 
-_SMI_FIELDS = ["driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem", "power.limit",
+_SMI_FIELDS = ["driver_version", "uuid", "pci.bus_id", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem", "power.limit",
                "pstate", "persistence_mode", "compute_mode", "temperature.gpu"]
 
 
@@ -220,7 +220,11 @@ def collect_environment(root: Path, run_id: str, command: str) -> dict[str, Any]
         "torch": _version("torch"),
         "numpy": _version("numpy"),
         "python": platform.python_version(),
-        "clocks": {k: v for k, v in smi.items() if k != "driver_version"},
+        # Which board: runs on two H200s can differ where a kernel's clusters depend on how the
+        # board's GPCs place them (a persistent cluster grid).
+        "gpu_uuid": smi.get("uuid"),
+        "pci_bus_id": smi.get("pci.bus_id"),
+        "clocks": {k: v for k, v in smi.items() if k not in ("driver_version", "uuid", "pci.bus_id")},
         "cupy_accelerators": os.environ.get("CUPY_ACCELERATORS", "(default)"),
         "git_commit": commit,
         "git_dirty": dirty,

@@ -119,6 +119,8 @@ class ResolvedStep:
     unaligned_entry: str | None = None
     # The record claims every block of the grid is resident at once (checked on a GPU).
     resident: bool = False
+    # What resident_blocks read when the grid names it (the device's answer, or the stand-in).
+    resident_blocks: int | None = None
 
     @property
     def threads(self) -> int:
@@ -279,7 +281,7 @@ def resolve_plan(
             entry, unaligned = unaligned, None  # this shape cannot take the aligned entry at all
         block = res.dims(base + ("block",), "block", step.get("block"))
         shared = res.value(base + ("shared_bytes",), "shared_bytes", step.get("shared_bytes", 0))
-        grid_env = env
+        grid_env, held = env, None
         if block is not None and shared is not None and _reads_resident(step.get("grid")):
             held = resident(str(entry), block, shared) if resident is not None else limits.sms
             grid_env = {**env, RESIDENT: held}
@@ -305,7 +307,8 @@ def resolve_plan(
         if len(res.problems) > before:
             continue
         steps.append(ResolvedStep(i, str(entry), grid, block, shared, cluster, tuple(args),
-                                  str(unaligned) if unaligned is not None else None, bool(step.get("resident", False))))
+                                  str(unaligned) if unaligned is not None else None, bool(step.get("resident", False)),
+                                  held))
     return ResolvedPlan(realization.id, dict(env), tuple(scratch), tuple(steps), tuple(res.problems))
 
 

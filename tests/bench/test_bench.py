@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import epldb
-from epldb.bench import BenchItem, count_rows, rotation_sets
+from epldb.bench import BenchItem, count_rows, grids_sized, rotation_sets
+from epldb.launch import ResolvedStep
 
 CATALOG = epldb.load(lint=False)
 
@@ -16,6 +17,13 @@ def test_rotation_makes_the_working_set_four_times_l2() -> None:
     assert rotation_sets(1 << 30, l2) == 1  # 1 GiB needs no rotation
     assert rotation_sets(1, l2) == 128  # capped
     assert rotation_sets(0, l2) == 1
+
+
+def test_a_bench_row_says_the_grid_a_resident_sized_step_launched() -> None:
+    sized = ResolvedStep(1, "rows", (224, 1, 1), (256, 1, 1), 65536, (16, 1, 1), (), resident=True, resident_blocks=240)
+    fixed = ResolvedStep(0, "zero", (1, 1, 1), (32, 1, 1), 0, None, ())
+    assert grids_sized((fixed, sized)) == ["step 1: grid 224 of 240 resident blocks"]
+    assert grids_sized((fixed,)) == []
 
 
 def test_count_rows_matches_points_shapes_and_peers() -> None:

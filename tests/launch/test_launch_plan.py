@@ -300,6 +300,7 @@ def test_a_grid_reads_resident_blocks_from_the_runner(tmp_path: Path) -> None:
     plan = resolve_plan(r, plan_env({"n": 100000}, POINT), contract_arrays(CONTRACT), resident=resident)
     assert plan.ok, messages(plan.problems)
     assert plan.steps[0].grid == (7, 1, 1)
+    assert plan.steps[0].resident_blocks == 7  # kept, so that a bench row can say what it launched
     assert asked == [("main", (256, 1, 1), 0)]  # the step's own block and shared memory
     # Fewer blocks of work than the device holds: the work decides.
     small = resolve_plan(r, plan_env({"n": 300}, POINT), contract_arrays(CONTRACT), resident=resident)
@@ -309,8 +310,15 @@ def test_a_grid_reads_resident_blocks_from_the_runner(tmp_path: Path) -> None:
 def test_without_a_gpu_resident_blocks_is_one_block_per_sm(tmp_path: Path) -> None:
     r = realization(tmp_path, LAUNCH_RESIDENT)
     plan = resolve_plan(r, plan_env({"n": 100000}, POINT), contract_arrays(CONTRACT), LaunchLimits(sms=66))
-    assert plan.steps[0].grid == (66, 1, 1)
+    assert plan.steps[0].grid == (66, 1, 1) and plan.steps[0].resident_blocks == 66
     assert check_plan(r, CONTRACT) == []
+
+
+def test_a_grid_that_does_not_read_resident_blocks_records_none(tmp_path: Path) -> None:
+    fixed = LAUNCH_BAD_GRID.replace('"ceil_div(n, block * items"', '"ceil_div(n, block * items)"')
+    plan = resolve_plan(realization(tmp_path, fixed), plan_env({"n": 100000}, POINT), contract_arrays(CONTRACT))
+    assert plan.ok, messages(plan.problems)
+    assert [s.resident_blocks for s in plan.steps] == [None]
 
 
 def test_only_a_grid_may_read_resident_blocks(tmp_path: Path) -> None:
