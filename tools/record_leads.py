@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -65,6 +66,17 @@ class Best:
     gbps: float
     params: dict[str, Any]
     order: int  # the row's position in the evidence: equal rates go to the earlier row
+    grid: str = ""  # a resident-sized grid as the row recorded it (grid_note), else ""
+
+
+GRID_NOTE = re.compile(r"step \d+: grid (\d+) of (\d+) resident blocks")
+
+
+def grid_note(detail: Any) -> str:
+    """What a bench row's detail says of the grids sized from resident_blocks ("grid 224 of 224
+    resident"; several steps joined), or "" for a fixed grid: such a figure depends on the board."""
+    found = GRID_NOTE.findall(detail) if isinstance(detail, str) else []
+    return ", ".join(f"grid {g} of {r} resident" for g, r in found)
 
 
 @dataclass(frozen=True)
@@ -130,7 +142,7 @@ def bests(catalog: "Catalog", run_df: "pandas.DataFrame", subject: str) -> dict[
         dtype = str(problem.pop("dtype", row.dtype))
         cell = (dtype, canonical_json(problem), str(row.shape))
         shown = {k: v for k, v in params.items() if k != "dtype" and k not in problem}
-        best = Best(str(row.subject), float(row.gbps), shown, order)
+        best = Best(str(row.subject), float(row.gbps), shown, order, grid_note(getattr(row, "detail", None)))
         here = out.setdefault(cell, {})
         if best.subject not in here or best.gbps > here[best.subject].gbps:
             here[best.subject] = best
@@ -212,7 +224,7 @@ def lead(catalog: "Catalog", df: "pandas.DataFrame", r: "Realization", change: s
             shares = [f"{me.gbps / copy_gbps:.2f} of copy"] if copy_gbps else []
             if s is not None and s.of_at_size is not None:
                 shares.append(f"{s.of_at_size:.2f} of {at_size}")
-            shown = ", ".join(f"{k} {v}" for k, v in sorted(me.params.items()))
+            shown = ", ".join([f"{k} {v}" for k, v in sorted(me.params.items())] + ([me.grid] if me.grid else []))
             inner = "; ".join(x for x in (", ".join(shares), shown) if x)
             entry = parts[0] + (f" ({inner})" if inner else "")
             second = _fastest([b for sub, b in table[cell].items() if sub in verified and sub != r.id])

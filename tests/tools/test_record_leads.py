@@ -56,3 +56,10 @@ def test_wrapped_lines_keep_to_the_width() -> None:
     lines = record_leads.folded(LEAD * 5).splitlines()
     assert lines[0] == "when_it_wins: >-"
     assert all(len(line) <= record_leads.WIDTH and line.startswith("  ") for line in lines[1:])
+
+
+def test_a_resident_sized_grid_is_named_from_the_row_detail() -> None:
+    detail = "step 0: grid 224 of 224 resident blocks; 4 input set(s) rotated, 258 MiB working set; 200 reps"
+    assert record_leads.grid_note(detail) == "grid 224 of 224 resident"
+    assert record_leads.grid_note("4 input set(s) rotated; 200 reps") == ""
+    assert record_leads.grid_note(float("nan")) == ""  # an empty detail cell reads as NaN
