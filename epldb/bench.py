@@ -21,6 +21,7 @@ Method (METHOD.md of the lab's device notes, and the usual pitfalls):
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -289,6 +290,15 @@ def grids_sized(steps: Sequence[ResolvedStep]) -> list[str]:
     and it depends on the board (how its GPCs place clusters), so the row must say it."""
     return [f"step {s.index}: grid {s.grid[0]} of {s.resident_blocks} resident blocks"
             for s in steps if s.resident_blocks is not None]
+
+
+_GRID_SIZED = re.compile(r"step \d+: grid (\d+) of (\d+) resident blocks")
+
+
+def grids_read(detail: object) -> list[tuple[int, int]]:
+    """(grid, resident blocks) of each note grids_sized wrote into a row's detail (none for a
+    fixed grid or an empty cell)."""
+    return [(int(g), int(r)) for g, r in _GRID_SIZED.findall(detail)] if isinstance(detail, str) else []
 
 
 def rotation_sets(input_bytes: int, l2_bytes: int, cap: int = 128) -> int:

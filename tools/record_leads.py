@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -69,14 +68,12 @@ class Best:
     grid: str = ""  # a resident-sized grid as the row recorded it (grid_note), else ""
 
 
-GRID_NOTE = re.compile(r"step \d+: grid (\d+) of (\d+) resident blocks")
-
-
 def grid_note(detail: Any) -> str:
     """What a bench row's detail says of the grids sized from resident_blocks ("grid 224 of 224
     resident"; several steps joined), or "" for a fixed grid: such a figure depends on the board."""
-    found = GRID_NOTE.findall(detail) if isinstance(detail, str) else []
-    return ", ".join(f"grid {g} of {r} resident" for g, r in found)
+    from epldb.bench import grids_read
+
+    return ", ".join(f"grid {g} of {r} resident" for g, r in grids_read(detail))
 
 
 @dataclass(frozen=True)
