@@ -6,19 +6,20 @@
 //               owns slice k of each (ceil_div(cols, CLUSTER) rounded up to 16-byte vectors):
 //               0. the weight slice (HELD 1) or the weight and bias slices (HELD 2) loaded once
 //                  into registers, ITEMS elements each a thread; the first STAGES rows' slices issued
-//                  as bulk copies (cp.async.bulk) into STAGES shared buffers, then (HELD 1) the bias
+//                  as bulk copies (cp.async.bulk) into STAGES shared buffers, each with a 16-byte
+//                  copy of its row's head beside it on the same barrier, then (HELD 1) the bias
 //                  slice into one more, once;
-//               1. the row's buffer waited for; every thread reads the row's first element p
-//                  and sums d = x - p and d^2 over every BLOCK-th 16-byte vector of it; the
-//                  pair all-reduced over the block, then the cluster: mean = p + E[d],
+//               1. the row's buffer waited for; every thread reads the row's first element p from
+//                  the staged head (no global load in the fold) and sums d = x - p and d^2 over
+//                  every BLOCK-th 16-byte vector of it; the pair all-reduced over the block, then the cluster: mean = p + E[d],
 //                  var = E[d^2] - E[d]^2;
 //               2. the same threads reread their vectors and store (x - mean) * rstd * weight + bias,
 //                  16 bytes per store; then, once every thread is past the buffer, the row STAGES
 //                  ahead is issued into it.
 // Traffic:      reads and writes sizeof(T) bytes per element of global memory once; the weight and
 //               bias once per cluster.
-// Shared mem:   (STAGES + 2 - HELD) * row_staged_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 40 bytes
-//               static (and 32 * CLUSTER + 16 more with CLUSTER > 1).
+// Shared mem:   (STAGES + 2 - HELD) * row_staged_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 40 + 16 * STAGES
+//               bytes static (and 32 * CLUSTER + 16 more with CLUSTER > 1).
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and path).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 16 (16: a non-portable size, which the
 //               runner opts into); BLOCK a power of two in [32, 1024]; cols >= 1, the slice at most
@@ -28,7 +29,7 @@
 #include <epl/row/staged_pipelined.cuh>
 
 template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, int HELD, typename T, epl::RowPath PATH>
-__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, epl::staged_pipelined_min_blocks(BLOCK))
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, epl::row_min_blocks(BLOCK))
 layernorm_shifted_staged_pipelined(const T* __restrict__ x,       // rows x cols, row-major
                                    const T* __restrict__ weight,  // cols
                                    const T* __restrict__ bias,    // cols

@@ -27,7 +27,7 @@
 #include <epl/row/staged_pipelined.cuh>
 
 template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, int HELD, typename T, epl::RowPath PATH>
-__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, epl::staged_pipelined_min_blocks(BLOCK))
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, epl::row_min_blocks(BLOCK))
 layernorm_two_pass_staged_pipelined(const T* __restrict__ x,       // rows x cols, row-major
                                     const T* __restrict__ weight,  // cols
                                     const T* __restrict__ bias,    // cols

@@ -1,7 +1,7 @@
 // epl/row/shifted_sums.cuh — layernorm's mean and variance from one pass of sums about a pivot: a
 // statistics policy for the streamed and staged row bodies (reread.cuh, staged.cuh).
 //
-// Records: catalog/realizations/layernorm/shifted-staged.yaml
+// Records: catalog/realizations/layernorm/shifted-staged{,-pipelined}.yaml
 //
 // Why it exists beside reread.cuh's policies: in the staged body at bf16 long rows,
 // LayerNormTwoPassStreamed issues 1.6x rmsnorm's instructions and runs nearer to issue-bound
@@ -47,11 +47,13 @@ struct RowShiftedSumsVisitor {
 
 struct LayerNormShiftedSums {
   using Op = LayerNormRow<LayerNormTwoPass>;
+  // stats reads row[0] alone: the pipelined body stages it (staged_pipelined.cuh, ReadsRowHead)
+  static constexpr bool kReadsRowHead = true;
   Op op;
   template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
                                            bool vector_path, Group& group, int cols) const {
-    const float pivot = to_float(row[0]);  // every group's row pointer is a row (cols >= 1)
+    const float pivot = to_float(row[0]);  // the row's first element (cols >= 1), global or staged
     RowShiftedSumsVisitor<UNROLL, T> sums(pivot);
     visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, sums);
     const SumSumSq s = group.all_reduce(sums.acc, SumSumSqMerge{});

@@ -12,14 +12,17 @@
 // once (rmsnorm at 128 x 262144 fp32: 416 MB through L2), and issues row r + STAGES * G into the
 // buffer row r leaves, so STAGES - 1 rows' copies are in flight through each row's fold, cluster
 // exchange and rewrite. The price: STAGES row buffers of shared memory and the parameters'
-// registers leave one or two blocks an SM (staged_pipelined_min_blocks), and a cluster of 16
+// registers leave one or two blocks an SM (the kernels ask row_min_blocks(BLOCK), group.cuh:
+// below 512 threads two blocks share an SM and one's fold, cluster exchange and rewrite overlap the
+// other's; explorations/20261212-staged-pipelined-blocks: rmsnorm bf16 at 128 x 262144, 256 threads
+// two an SM, +9.8% over 512 threads one an SM; three an SM spilled), and a cluster of 16
 // 512-thread blocks needs 16 free SMs of one GPC: the H200 holds 7 of them (112 of its 132 SMs;
 // with 8, the eighth ran its rows after the others: the SMs were active 106 K cycles of a kernel
 // 22% longer than staged.cuh's 125 K, explorations/20261211-ncu-staged-pipelined). The records
 // therefore size the grid from what the device holds (resident_blocks).
 //
-// The statistics are reread.cuh's policies over the staged buffer, as in staged.cuh; the rewrite
-// is rewrite.cuh's with the parameters taken from registers.
+// The statistics are reread.cuh's (or shifted_sums.cuh's) policies over the staged buffer, as in
+// staged.cuh; the rewrite is rewrite.cuh's with the parameters taken from registers.
 #pragma once
 
 #include "../block/bulk_copy.cuh"
@@ -28,12 +31,20 @@
 
 namespace epl {
 
-// The blocks an SM a kernel over this body asks ptxas to fit (__launch_bounds__'s second argument):
-// at least 512 threads an SM, so at most 128 registers a thread for the parameter slice and the
-// fold. Below 512 threads a block, two blocks share an SM and one's fold, cluster exchange and
-// rewrite overlap the other's (explorations/20261212-staged-pipelined-blocks: rmsnorm bf16 at
-// 128 x 262144, 256 threads two an SM, +9.8% over 512 threads one an SM; three an SM spilled).
-__host__ __device__ constexpr int staged_pipelined_min_blocks(int block) { return block < 512 ? 512 / block : 1; }
+// A statistics policy that reads its row's first element (its pivot: LayerNormShiftedSums) says so
+// with `static constexpr bool kReadsRowHead = true`. The body then bulk-copies each row's first 16
+// bytes beside the row's slice, on the same barrier, and hands the policy that copy as its `row`:
+// the pivot comes from shared memory, where a global load at the start of every fold waited an L2
+// round trip that nothing in the pipeline hid (explorations/20261221-local-pivot: removing it
+// gained 5% at fp32 1024 x 65536).
+template <typename Stats, typename = void>
+struct ReadsRowHead {
+  static constexpr bool value = false;
+};
+template <typename Stats>
+struct ReadsRowHead<Stats, decltype(void(Stats::kReadsRowHead))> {
+  static constexpr bool value = Stats::kReadsRowHead;
+};
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
@@ -72,7 +83,8 @@ __device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, 
 // must fit BLOCK * ITEMS. HELD: how many of the Op's P parameters (the first ones) stay in
 // registers; the other P - HELD are bulk-copied once into shared memory after the row buffers, a
 // slice each, and read from there at every row: a slice in registers costs ITEMS / (16 / sizeof(T))
-// * 4 registers a thread, one in shared memory a row buffer's bytes a block. Stats: a policy of reread.cuh. x, y: rows x cols, row-major; p0, p1: cols
+// * 4 registers a thread, one in shared memory a row buffer's bytes a block. Stats: a policy of
+// reread.cuh or shifted_sums.cuh (ReadsRowHead above). x, y: rows x cols, row-major; p0, p1: cols
 // each (or null), as the Op reads them.
 // Launch: blockDim.x == BLOCK; gridDim.x == min(rows, G) * CLUSTER for G groups the device holds at
 // once (a group that waits for another to exit takes its rows after everyone else); dynamic shared
@@ -93,9 +105,11 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
   static_assert(HELD >= 0 && HELD <= P, "HELD counts some of the Op's parameters");
   constexpr int VECS = ITEMS / N;
   constexpr int STAGED_P = P - HELD;  // parameters staged once in shared memory
+  constexpr bool HEAD = ReadsRowHead<Stats>::value;
   extern __shared__ __align__(16) unsigned char row_stage[];
   __shared__ typename Group::TempStorage temp;
   __shared__ unsigned long long landed[STAGES + 1];  // a barrier per row buffer; the last: the staged parameters
+  __shared__ __align__(16) unsigned char heads[HEAD ? STAGES : 1][16];  // each row buffer's row's first 16 bytes
   Group group(temp);
   const int lane = group.lane();
   const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
@@ -135,17 +149,18 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
     }
     if (threadIdx.x == 0) {
 #pragma unroll
-      for (int b = 0; b < STAGES; ++b) mbarrier_init(shared_address(&landed[b]), 1);
+      for (int b = 0; b < STAGES; ++b) mbarrier_init(shared_address(&landed[b]), HEAD ? 2 : 1);  // a copy each
       if constexpr (STAGED_P > 0) mbarrier_init(shared_address(&landed[STAGES]), STAGED_P);  // a copy each
       mbarrier_init_fence();  // the async proxy (the copy engine) must see the initialized barriers
     }
     __syncthreads();
     const unsigned bytes = static_cast<unsigned>(seg.n) * sizeof(T);
     const T* const staged_params = buffer0 + STAGES * buffer_elems;
-    auto issue = [&](int it) {  // warp 0: row it's slice into buffer it % STAGES
+    auto issue = [&](int it) {  // warp 0: row it's slice into buffer it % STAGES (and its head)
       if (threadIdx.x < kWarpThreads) {
-        bulk_copy_to_shared(buffer0 + (it % STAGES) * buffer_elems, x + row_at(it) + seg.begin, bytes,
-                            shared_address(&landed[it % STAGES]));
+        const unsigned bar = shared_address(&landed[it % STAGES]);
+        bulk_copy_to_shared(buffer0 + (it % STAGES) * buffer_elems, x + row_at(it) + seg.begin, bytes, bar);
+        if constexpr (HEAD) bulk_copy_to_shared(heads[it % STAGES], x + row_at(it), 16u, bar);
       }
     };
 #pragma unroll
@@ -167,8 +182,9 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
       // use it / STAGES of this buffer's barrier
       mbarrier_wait_parity(shared_address(&landed[it % STAGES]), static_cast<unsigned>(it / STAGES) & 1u);
       const size_t base = row_at(it);
+      const T* const row = HEAD ? reinterpret_cast<const T*>(heads[it % STAGES]) : x + base;  // the policy reads row[0]
       const auto constants = stats.template stats<Group::LANES, UNROLL, 0, Evict::kShared>(
-          x + base, buffer, seg.n, lane, true, group, cols);
+          row, buffer, seg.n, lane, true, group, cols);
       if constexpr (STAGED_P > 0) {
         if (it == 0) mbarrier_wait_parity(shared_address(&landed[STAGES]), 0u);
       }
