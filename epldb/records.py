@@ -174,9 +174,16 @@ class Realization(Record):
 
     def points_where(self, where: Mapping[str, Sequence[str]] | None) -> list[dict[str, ParamValue]]:
         """The points whose value of every parameter in ``where`` is one of its accepted values,
-        compared as strings (as a command line gives them: ``--where group=256,512``); every point
-        when ``where`` is None."""
-        return [p for p in self.points() if not where or all(str(p.get(k)) in vs for k, vs in where.items())]
+        compared as strings (as a command line gives them: ``--where group=256,512``; booleans as
+        the records spell them, ``--where shift=true``); every point when ``where`` is None."""
+        return [p for p in self.points() if not where or all(_where_text(p.get(k)) in vs for k, vs in where.items())]
+
+
+def _where_text(value: ParamValue | None) -> str:
+    """A parameter value as ``--where`` names it: YAML's spelling of a boolean, str() otherwise."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 @dataclass(frozen=True)

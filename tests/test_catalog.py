@@ -93,3 +93,12 @@ def test_realization_points_are_the_cross_product(catalog: epldb.Catalog) -> Non
         for values in r.params.values():
             expected *= len(values)
         assert len(r.points()) == expected
+
+
+def test_points_where_names_values_as_the_records_spell_them(catalog: epldb.Catalog) -> None:
+    for r in catalog.realizations.values():
+        for name, values in r.params.items():
+            for value in values:
+                text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+                chosen = r.points_where({name: [text]})
+                assert chosen and all(p[name] == value for p in chosen), (r.id, name, text)

@@ -5,18 +5,19 @@
 //                  vector, UNROLL in flight (element loads if rows are not 16-byte aligned);
 //               2. all-reduce of (m, l) over the G threads (shuffles; G > 32 also shared slots and
 //                  one __syncthreads);
-//               3. the row's first thread writes loss[r].
+//               3. the row's first thread writes loss[r]; it loads the target logit after the
+//                  all-reduce, or with TARGET_AHEAD before the fold (held in a register through it).
 // Traffic:      reads sizeof(T) bytes per element once plus one 8-byte target and one logit per row; writes 4 bytes per row.
 // Shared mem:   G > 32: 16 * BLOCK / 32 bytes static; none otherwise.
 // Determinism:  bitwise (fixed fold and merge order for a fixed mapping; no atomics).
 // Constraints:  G a power of two <= 1024; gridDim.x == ceil_div(rows, BLOCK / G).
 #include <epl/row/stream.cuh>
 
-template <int G, int UNROLL, typename T>
+template <int G, int UNROLL, bool TARGET_AHEAD, typename T>
 __global__ void __launch_bounds__(epl::row_block_threads(G))
 cross_entropy_online_stream(const T* __restrict__ x,  // rows x cols, row-major
                  const long long* __restrict__ target,  // rows: class index in [0, cols)
                  float* __restrict__ loss,  // rows
                  int rows, int cols) {
-  epl::rows_to_values<epl::RowLanes<epl::row_block_threads(G), G>, UNROLL, T>(epl::CrossEntropyValue<T>{x, target, cols}, x, loss, rows, cols);
+  epl::rows_to_values<epl::RowLanes<epl::row_block_threads(G), G>, UNROLL, T>(epl::CrossEntropyValue<T, TARGET_AHEAD>{x, target, cols}, x, loss, rows, cols);
 }
