@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from epldb.evidence import EvidenceWriter, Row, find_run, new_run_id, read_rows
 from epldb.launch.domain import shapes_for_point
+from epldb.records import point_text
 
 if TYPE_CHECKING:
     from epldb.catalog import Catalog
@@ -325,7 +326,7 @@ def bench_table(rows: list[Row]) -> str:
                     by_shape.setdefault(shape_label(r.shape), []).append(r)
             for label, at in by_shape.items():
                 best = max(at, key=lambda r: r.gbps or 0.0)
-                params = ",".join(f"{k}={v}" for k, v in sorted(best.params.items()) if k not in ("dtype", "op"))
+                params = point_text({k: v for k, v in sorted(best.params.items()) if k not in ("dtype", "op")}, sep=",")
                 lines.append([subject, dtype, op, label, _fmt(best.gbps, ".0f"), _fmt(best.frac_ceiling, ".2f"),
                               _fmt(best.time_ms_median, ".4f"), params])
     return _table(lines, ["subject", "dtype", "op", "shape", "GB/s", "frac", "ms (median)", "best params"])

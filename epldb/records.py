@@ -176,14 +176,20 @@ class Realization(Record):
         """The points whose value of every parameter in ``where`` is one of its accepted values,
         compared as strings (as a command line gives them: ``--where group=256,512``; booleans as
         the records spell them, ``--where shift=true``); every point when ``where`` is None."""
-        return [p for p in self.points() if not where or all(_where_text(p.get(k)) in vs for k, vs in where.items())]
+        return [p for p in self.points() if not where or all(param_text(p.get(k)) in vs for k, vs in where.items())]
 
 
-def _where_text(value: ParamValue | None) -> str:
-    """A parameter value as ``--where`` names it: YAML's spelling of a boolean, str() otherwise."""
+def param_text(value: object) -> str:
+    """A parameter value as records and ``--where`` spell it: a boolean as YAML does (true, false),
+    anything else as str()."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def point_text(point: Mapping[str, object], sep: str = " ", empty: str = "") -> str:
+    """A parameter point as ``name=value`` pairs joined by ``sep``; ``empty`` for no parameters."""
+    return sep.join(f"{k}={param_text(v)}" for k, v in point.items()) or empty
 
 
 @dataclass(frozen=True)

@@ -102,3 +102,11 @@ def test_points_where_names_values_as_the_records_spell_them(catalog: epldb.Cata
                 text = ("true" if value else "false") if isinstance(value, bool) else str(value)
                 chosen = r.points_where({name: [text]})
                 assert chosen and all(p[name] == value for p in chosen), (r.id, name, text)
+
+
+def test_point_text_spells_values_as_records_do() -> None:
+    from epldb.records import point_text
+
+    assert point_text({"group": 256, "target_ahead": True, "dtype": "bfloat16"}) == "group=256 target_ahead=true dtype=bfloat16"
+    assert point_text({"shift": False}, sep=", ") == "shift=false"
+    assert point_text({}, empty="-") == "-"

@@ -193,6 +193,7 @@ def _newest_with(df: "pandas.DataFrame", runs: list[str], rid: str) -> str | Non
 
 def lead(catalog: "Catalog", df: "pandas.DataFrame", r: "Realization", change: str, given: Inputs) -> str:
     from epldb.contracts import get_contract
+    from epldb.records import param_text
 
     bench = _newest_with(df, given.benches, r.id)
     if bench is None:
@@ -221,7 +222,7 @@ def lead(catalog: "Catalog", df: "pandas.DataFrame", r: "Realization", change: s
             shares = [f"{me.gbps / copy_gbps:.2f} of copy"] if copy_gbps else []
             if s is not None and s.of_at_size is not None:
                 shares.append(f"{s.of_at_size:.2f} of {at_size}")
-            shown = ", ".join([f"{k} {v}" for k, v in sorted(me.params.items())] + ([me.grid] if me.grid else []))
+            shown = ", ".join([f"{k} {param_text(v)}" for k, v in sorted(me.params.items())] + ([me.grid] if me.grid else []))
             inner = "; ".join(x for x in (", ".join(shares), shown) if x)
             entry = parts[0] + (f" ({inner})" if inner else "")
             second = _fastest([b for sub, b in table[cell].items() if sub in verified and sub != r.id])

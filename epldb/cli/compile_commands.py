@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from epldb.cli.common import EXIT_INVALID, EXIT_OK, UsageError, dump_json, load_catalog, parse_where, print_problems
-from epldb.records import Realization
+from epldb.records import Realization, point_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -103,7 +103,7 @@ def sass_command(root: Path, realizations: list[Realization], args: argparse.Nam
             for e in build.entries:
                 if args.entry and e.entry not in args.entry:
                     continue
-                point = " ".join(f"{k}={v}" for k, v in e.point.items())
+                point = point_text(e.point)
                 body = code.get(e.lowered_name, [])
                 print(f"// {r.id}  {target}  {e.entry}  {point}\n// {e.expression}: {len(body)} instructions, "
                       f"{e.registers} registers")

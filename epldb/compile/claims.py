@@ -11,14 +11,14 @@ import os
 from typing import TYPE_CHECKING, Sequence
 
 from epldb.problems import Problem, json_path
-from epldb.records import Realization
+from epldb.records import Realization, point_text
 
 if TYPE_CHECKING:
     from epldb.compile.build import EntryBuild
 
 
 def _point(point: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in point.items()) or "no parameters"
+    return point_text(point, sep=", ", empty="no parameters")
 
 
 def check_claims(

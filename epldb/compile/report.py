@@ -12,13 +12,14 @@ from typing import Any, Iterable
 
 from epldb.compile.build import EntryBuild, RealizationBuild
 from epldb.compile.sass import widths
+from epldb.records import point_text
 
 # SASS opcodes counted in the table, in column order.
 KEY_OPCODES = ("SHFL", "BAR", "LDS", "STS", "ATOMS", "RED")
 
 
 def _point(point: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in point.items()) or "-"
+    return point_text(point, empty="-")
 
 
 def _widths(e: EntryBuild, op: str) -> str:

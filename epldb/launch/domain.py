@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from epldb.launch.expr import ExprError, evaluate, parse
 from epldb.problems import Problem, json_path
-from epldb.records import Realization
+from epldb.records import Realization, point_text
 
 if TYPE_CHECKING:
     from epldb.contracts.base import Contract
@@ -163,7 +163,7 @@ def check_domain(realization: Realization, contract: "Contract", numbers: set[st
         served = [(point, shapes_for_point(realization, point, contract.verify_shapes)) for point in realization.points()]
     unserved = [point for point, shapes in served if not shapes]
     if unserved:
-        shown = "; ".join(", ".join(f"{k}={v}" for k, v in point.items()) for point in unserved[:3])
+        shown = "; ".join(point_text(point, sep=", ") for point in unserved[:3])
         more = f" and {len(unserved) - 3} more" if len(unserved) > 3 else ""
         add(("launch", "domain"), f"{len(unserved)} parameter point(s) serve no shape of contract "
             f"'{contract.name}', even fitted into their domain ({shown}{more}), so they can never be verified; "

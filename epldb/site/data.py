@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from epldb.catalog import Catalog
+from epldb.records import point_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -152,7 +153,7 @@ def params_label(params: object) -> str:
         except ValueError:
             return params
     if isinstance(params, dict):
-        return " ".join(f"{k}={v}" for k, v in params.items())
+        return point_text(params)
     if params is None or (isinstance(params, float) and math.isnan(params)):
         return ""
     return str(params)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from epldb.records import Realization
+from epldb.records import Realization, point_text
 
 #: Opcodes shown for every build: the ones that decide reductions, staging and streaming kernels.
 KEY_OPCODES = ("SHFL", "BAR", "LDS", "STS", "LDG", "STG", "LDGSTS", "ATOMS", "RED", "LDL", "STL")
@@ -139,7 +139,7 @@ def claim_results(r: Realization, builds: dict[str, Any]) -> list[ClaimResult]:
 
 
 def point_label(point: dict[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in point.items()) or "(no parameters)"
+    return point_text(point, empty="(no parameters)")
 
 
 def opcode_totals(es: list[Any]) -> dict[str, int]:
