@@ -225,11 +225,26 @@ def collect_environment(root: Path, run_id: str, command: str) -> dict[str, Any]
         "gpu_uuid": smi.get("uuid"),
         "pci_bus_id": smi.get("pci.bus_id"),
         "clocks": {k: v for k, v in smi.items() if k not in ("driver_version", "uuid", "pci.bus_id")},
+        "cluster_places": _cluster_places(dev),
         "cupy_accelerators": os.environ.get("CUPY_ACCELERATORS", "(default)"),
         "git_commit": commit,
         "git_dirty": dirty,
         "ceilings": {},
     }
+
+
+def _cluster_places(dev: Any) -> dict[str, int] | str | None:
+    """Clusters of 2 to 16 blocks the board places at once at one block an SM (epldb.occupancy):
+    what a persistent cluster grid gets here. None before compute capability 9.0 (no clusters);
+    the driver's refusal as text, so that the run goes on."""
+    if dev.compute_capability < (9, 0):
+        return None
+    from epldb.occupancy import cluster_places
+
+    try:
+        return {str(size): n for size, n in cluster_places(dev.max_shared_optin).items()}
+    except Exception as exc:  # noqa: BLE001 (a record of the environment must not stop the run)
+        return f"not measured: {type(exc).__name__}: {exc}"
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:

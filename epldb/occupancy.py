@@ -125,3 +125,29 @@ def resident_blocks(function: Any, block: tuple[int, int, int], shared_bytes: in
     _check(_driver().cuOccupancyMaxActiveClusters(ctypes.byref(clusters), _handle(function), ctypes.byref(config)),
            "cuOccupancyMaxActiveClusters")
     return Residency(clusters.value * size, size)
+
+
+#: Cluster sizes whose placement a run records (epldb.evidence): 16 is the non-portable maximum.
+CLUSTER_SIZES = (2, 4, 8, 16)
+
+# One empty kernel per cluster size; launch bounds of 1024 threads so that a block holding the
+# SM's whole opt-in shared memory is the only one on its SM.
+_CLUSTER_PROBE = "template <int C> __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(1024) epl_cluster_probe() {}\n"
+
+
+def cluster_places(max_shared_bytes: int, sizes: tuple[int, ...] = CLUSTER_SIZES) -> dict[int, int]:
+    """Clusters of each size the device places at once at one block an SM: a property of the board,
+    not of a kernel, since a cluster's blocks must share a GPC and boards of one model enable
+    different SMs. (Two H200s have placed 8 and 7 clusters of 16, a persistent grid of 128 or
+    112 SMs.) Needs a GPU of compute capability 9.0 or newer and CuPy; compiles one empty kernel
+    per size."""
+    import cupy
+
+    module = cupy.RawModule(code=_CLUSTER_PROBE, options=("--std=c++17",),
+                            name_expressions=[f"epl_cluster_probe<{c}>" for c in sizes])
+    places: dict[int, int] = {}
+    for c in sizes:
+        function = module.get_function(f"epl_cluster_probe<{c}>")
+        allow_cluster_shape(function)
+        places[c] = resident_blocks(function, (1024, 1, 1), max_shared_bytes, 0).clusters
+    return places

@@ -1034,6 +1034,9 @@ def write_device(site: Site, device: str) -> Page:
         flat = _flatten({k: v for k, v in newest.env.items() if k != "ceilings"})
         page.heading(2, "The device")
         key = [(k, flat[k]) for k in _DEVICE_KEYS if flat.get(k)]
+        places = _cluster_places_text(newest.env)
+        if places:
+            key.append(("clusters placed at once (blocks a cluster: clusters), one block an SM", places))
         ceilings = newest.env.get("ceilings")
         if isinstance(ceilings, dict) and ceilings:
             key.append(("ceilings (GB/s)", ", ".join(f"{n} {v}" for n, v in _flatten(ceilings).items())))
@@ -1076,11 +1079,32 @@ def write_device(site: Site, device: str) -> Page:
             env_link = f' · <a href="{esc(layout.rel(page.path, env_dest))}">environment</a>'
         n = int((ev["run"] == i.run).sum()) if ev is not None else 0
         subjects = sorted(set(ev[(ev["run"] == i.run) & (ev["kind"] == "realization")]["subject"])) if ev is not None else []
-        rows.append([f"<code>{esc(i.run)}</code>", esc(i.utc[:19]), str(n),
+        rows.append([f"<code>{esc(i.run)}</code>", esc(i.utc[:19]), esc(_board(i.env)) or dash(), str(n),
                      ", ".join(site.link_id(page, "realization", s) for s in subjects) or dash(),
                      f'<a href="{esc(layout.rel(page.path, dest))}">CSV</a>{env_link}'])
-    page.raw(table(["run", "UTC", "rows", "realizations measured", "files"], rows, numeric=[2]))
+    page.raw(table(["run", "UTC", "board", "rows", "realizations measured", "files"], rows, numeric=[3],
+                   caption_html="Board: the GPU's UUID (its first eight digits) and, where the run recorded it, "
+                                "how many clusters of 16 blocks its GPCs place at once (a persistent cluster "
+                                "grid's SMs are 16 times that)."))
     return page
+
+
+def _cluster_places_text(env: dict[str, Any]) -> str:
+    """A run's recorded cluster placement as "2: 66 · 4: 33 · ..."; the note it left if the
+    driver refused; "" if it recorded none."""
+    places = env.get("cluster_places")
+    if isinstance(places, dict):
+        return " · ".join(f"{k}: {v}" for k, v in sorted(places.items(), key=lambda kv: int(kv[0])))
+    return str(places) if places else ""
+
+
+def _board(env: dict[str, Any]) -> str:
+    """Which board a run measured: its UUID's first eight digits, and its clusters of 16."""
+    uuid = str(env.get("gpu_uuid") or "")
+    short = uuid.removeprefix("GPU-")[:8]
+    places = env.get("cluster_places")
+    sixteen = places.get("16") if isinstance(places, dict) else None
+    return " · ".join(x for x in (short, f"{sixteen} clusters of 16" if sixteen is not None else "") if x)
 
 
 #: Environment fields shown first on a device page, when a run records them.

@@ -176,3 +176,25 @@ def test_the_commit_given_wins_over_the_git_metadata_beside_the_tree(tmp_path: P
     assert git_commit(epldb.load(lint=False).root) == ("0123abc", None)
     monkeypatch.setenv("EPL_GIT_DIRTY", "0")
     assert git_commit(tmp_path) == ("0123abc", False)
+
+
+def test_cluster_placement_is_none_before_clusters_and_a_refusal_is_kept_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import dataclass
+
+    from epldb import evidence, occupancy
+
+    @dataclass
+    class Device:
+        compute_capability: tuple[int, int]
+        max_shared_optin: int = 227 * 1024
+
+    assert evidence._cluster_places(Device((8, 0))) is None
+
+    def refuse(max_shared_bytes: int) -> dict[int, int]:
+        raise occupancy.OccupancyError("cuOccupancyMaxActiveClusters returned CUresult 1")
+
+    monkeypatch.setattr(occupancy, "cluster_places", refuse)
+    assert evidence._cluster_places(Device((9, 0))) == (
+        "not measured: OccupancyError: cuOccupancyMaxActiveClusters returned CUresult 1")
+    monkeypatch.setattr(occupancy, "cluster_places", lambda max_shared_bytes: {8: 15, 16: 7})
+    assert evidence._cluster_places(Device((9, 0))) == {"8": 15, "16": 7}

@@ -91,3 +91,19 @@ def test_staged_rows_launch_past_both_defaults(point: dict, cols: int) -> None: 
     launcher = prepare(default_catalog(), "softmax/online-staged", shape, {**point, "dtype": "float32"})
     row = check_point(launcher, shape, seed=11)
     assert row.status == "passed", row.detail
+
+
+@pytest.mark.gpu
+def test_the_board_places_fewer_sms_in_larger_clusters() -> None:
+    """The placement a run records (epldb.evidence): every size placed, never more blocks than SMs,
+    and a larger cluster never covers more SMs than a smaller one (its placements split into them)."""
+    from epldb.runner import device_info
+
+    info = device_info()
+    if info.compute_capability < (9, 0):
+        pytest.skip("no thread-block clusters before compute capability 9.0")
+    places = occupancy.cluster_places(info.max_shared_optin)
+    assert list(places) == list(occupancy.CLUSTER_SIZES)
+    covered = [size * n for size, n in places.items()]
+    assert all(0 < c <= info.sm_count for c in covered), places
+    assert covered == sorted(covered, reverse=True), places

@@ -147,6 +147,9 @@ def test_device_and_evidence_status_pages(synthetic_site) -> None:
     text = visible_text(device)
     assert "Measured ceilings" in text and "ceiling/read" in text and "4,300" in text
     assert any(r.value.endswith(".csv") for r in parse(device).refs if r.tag == "a")
+    # Which board each run measured, and how its GPCs place clusters (the newest run's in full).
+    assert "aba6f9c0 · 7 clusters of 16" in text and "aba6f9c0 · 8 clusters of 16" in text
+    assert "2: 66 · 4: 33 · 8: 15 · 16:" in text
     status = visible_text(synthetic_site.html(layout.EVIDENCE_STATUS))
     for section in ("Draft", "Stale evidence", "Missing evidence", "Primitives without realizations"):
         assert section in status
