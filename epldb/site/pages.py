@@ -67,6 +67,7 @@ class Site:
         self._rows_r: dict[str, Any] = {}  # evidence rows by realization / primitive, filtered once
         self._rows_p: dict[str, Any] = {}
         self._peers: dict[str, list[str]] = {}
+        self._ceilings: dict[str, list[tuple[str, float]]] = {}
 
     # --- where records live ----------------------------------------------------------------
 
@@ -153,9 +154,17 @@ class Site:
         peers = self._peers[primitive_id]
         return peers.index(label) if label in peers else None
 
+    def named_ceilings(self, device: str) -> list[tuple[str, float]]:
+        """V.named_ceilings of the evidence, once per device (a scan of every row)."""
+        if device not in self._ceilings:
+            self._ceilings[device] = V.named_ceilings(self.ev, device) if self.ev is not None else []
+        return self._ceilings[device]
+
+    def ceiling_name(self, device: str, value: float) -> str:
+        return V.ceiling_name(self.named_ceilings(device), value)
+
     def ceiling_label(self, device: str, values: dict[str, float]) -> str:
-        ev = self.ev
-        names = {V.ceiling_name(ev, device, v) for v in values.values()} if ev is not None else set()
+        names = {self.ceiling_name(device, v) for v in values.values()}
         names.discard("")
         return f"ceiling ({', '.join(sorted(names))})" if names else "ceiling"
 
@@ -254,8 +263,7 @@ def _comparison_chart(site: Site, page: Page, rows: "pd.DataFrame", device: str,
     ev = site.ev
     # The size-matched reference of the ceiling the contract is judged by: a read kernel is no
     # reference for a read-and-write contract, nor a copy for a reduction.
-    judged_by = next((n for c in ceiling.values() if ev is not None and (n := V.ceiling_name(ev, device, c))
-                      in ("read", "copy")), None)
+    judged_by = next((n for c in ceiling.values() if (n := site.ceiling_name(device, c)) in ("read", "copy")), None)
     reference = ({labels[s]: r for s in shapes if (r := V.at_size(pr, ev, device, s, judged_by)) is not None}
                  if judged_by is not None else {})
     chart = Chart(title=title, shapes=[labels[s] for s in shapes], series=series, ceiling=ceiling,

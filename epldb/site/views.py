@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -144,13 +145,19 @@ def at_size(rows: "pd.DataFrame", evidence: "pd.DataFrame", device: str, shape: 
     return None
 
 
-def ceiling_name(rows: "pd.DataFrame", device: str, value: float) -> str:
-    """The name of the device's measured ceiling closest to ``value`` (within 1%), e.g. 'read'."""
+def named_ceilings(rows: "pd.DataFrame", device: str) -> list[tuple[str, float]]:
+    """The device's measured ceilings that name one, as (label, GB/s), e.g. ('read', 4641.0): every
+    ceiling row but the size-matched references, which never name a ceiling."""
     c = rows[(rows["device"] == device) & (rows["kind"] == "ceiling") & rows["gbps"].notna()
-             & ~rows["subject"].str.endswith("-at-size")]  # size-matched references never name a ceiling
-    for label, g in zip(c["subject_label"], c["gbps"]):
-        if abs(float(g) - value) <= 0.01 * value:
-            return str(label)
+             & ~rows["subject"].str.endswith("-at-size")]
+    return [(str(label), float(g)) for label, g in zip(c["subject_label"], c["gbps"])]
+
+
+def ceiling_name(ceilings: Sequence[tuple[str, float]], value: float) -> str:
+    """The name of the first of ``ceilings`` (:func:`named_ceilings`) within 1% of ``value``."""
+    for label, g in ceilings:
+        if abs(g - value) <= 0.01 * value:
+            return label
     return ""
 
 
