@@ -246,7 +246,8 @@ def _discover(root: Path) -> tuple[list[RecordFile], list[Problem]]:
 
 
 def load(root: Path | str | None = None, *, strict: bool = False, lint: bool = True) -> Catalog:
-    """Load, validate and lint the catalog under ``root`` (default: this repository)."""
+    """Load, schema-check and lint the catalog under ``root`` (default: this repository) with the
+    rules cheap enough for every load; ``validate`` adds the launch-plan resolution."""
     root_path = Path(root).resolve() if root is not None else default_root()
     catalog = Catalog(root_path)
     files, problems = _discover(root_path)
@@ -297,6 +298,19 @@ def load(root: Path | str | None = None, *, strict: bool = False, lint: bool = T
 
         problems.extend(run_rules(catalog))
     catalog.problems = sort_problems(problems)
+    if strict and has_errors(catalog.problems):
+        raise CatalogInvalid(catalog.problems)
+    return catalog
+
+
+def validate(root: Path | str | None = None, *, strict: bool = False) -> Catalog:
+    """``load`` plus every lint rule a load leaves out (each launch plan resolved at every point and
+    verification shape): what ``epldb validate --schema-only`` reports, without evidence."""
+    from epldb.lint import run_rules
+
+    catalog = load(root)
+    if catalog.ok:  # deep rules on records that failed would only repeat their errors
+        catalog.problems = sort_problems([*catalog.problems, *run_rules(catalog, deep=True)])
     if strict and has_errors(catalog.problems):
         raise CatalogInvalid(catalog.problems)
     return catalog

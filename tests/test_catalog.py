@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
-import time
+from pathlib import Path
 
 import pytest
 
 import epldb
 from epldb.catalog import default_root
+from examples import EXAMPLES, materialize
 
 FEATURES = {
     "reduction-summarizable", "streaming-updatable-state", "tile-locality", "rematerializable-intermediate",
@@ -57,18 +57,12 @@ def test_every_primitive_says_what_it_relies_on_and_trades(catalog: epldb.Catalo
         assert p.operators or p.also_in, f"{p.id} names no operator it appears in"
 
 
-def test_load_and_validate_take_under_a_second() -> None:
-    epldb.load()  # warm imports (jsonschema, yaml) once; the bound is on a load itself
-    # As in a fresh `epldb` process: the collector does not walk what the rest of the test session
-    # holds (every module's catalog), which cost a third of a second here once the session grew.
-    gc.collect()
-    gc.freeze()
-    try:
-        start = time.perf_counter()
-        epldb.load()
-        assert time.perf_counter() - start < 1.0
-    finally:
-        gc.unfreeze()
+def test_a_load_leaves_the_launch_plan_resolution_to_validate(tmp_path: Path) -> None:
+    """Loading runs only the cheap rules; the launch-plan rule (every plan at every point and shape)
+    is validate's. How long each takes is reported by tools/bench_load.py, never asserted here."""
+    root = materialize(EXAMPLES / "negative" / "launch-plan-bad-expression", tmp_path)
+    assert not [p for p in epldb.load(root).problems if p.rule == "launch-plan"]
+    assert [p for p in epldb.validate(root).problems if p.rule == "launch-plan"]
 
 
 def test_default_root_is_this_repository(catalog: epldb.Catalog) -> None:

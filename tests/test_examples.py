@@ -27,7 +27,7 @@ def test_negative_example(case: Path, tmp_path: Path) -> None:
     root = materialize(case, tmp_path)
     expected = (case / "expected.txt").read_text().splitlines()
     assert expected, f"{case.name}: expected.txt must list at least one problem"
-    catalog = epldb.load(root)
+    catalog = epldb.validate(root)
     assert [p.format() for p in catalog.problems] == expected
     result = _cli(root, "validate", "--schema-only")
     assert result.returncode == 1, result.stdout + result.stderr
@@ -38,7 +38,7 @@ def test_negative_example(case: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", POSITIVE, ids=[c.name for c in POSITIVE])
 def test_positive_example(case: Path, tmp_path: Path) -> None:
     root = materialize(case, tmp_path)
-    catalog = epldb.load(root)
+    catalog = epldb.validate(root)
     assert [p.format() for p in catalog.problems] == []
     result = _cli(root, "validate", "--schema-only")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -47,7 +47,7 @@ def test_positive_example(case: Path, tmp_path: Path) -> None:
 def test_base_example_is_valid() -> None:
     from examples import BASE
 
-    assert epldb.load(BASE).problems == []
+    assert epldb.validate(BASE).problems == []
 
 
 @pytest.mark.parametrize("rule", [r.name for r in RULES])

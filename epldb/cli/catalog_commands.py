@@ -49,7 +49,9 @@ def _counts(cat: Catalog) -> str:
 
 
 def validate(args: argparse.Namespace) -> int:
-    cat = load_catalog(args)
+    from epldb.catalog import validate as validate_catalog
+
+    cat = validate_catalog(args.root)
     problems = list(cat.problems)
     if cat.ok:
         from epldb.lint import evidence_rules

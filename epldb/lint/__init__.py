@@ -1,6 +1,10 @@
 """Lint rules beyond the schema. Each rule is one module with ``RULE`` (its name, shown in brackets
 after every message) and ``check(catalog) -> Iterable[Problem]``; ``RULES`` lists them in the order
-they run. Rules see only schema-valid records."""
+they run. Rules see only schema-valid records.
+
+Most rules are cheap and run at every ``epldb.load()``. Those that resolve every launch plan at
+every point and shape (thousands of evaluations) run only in ``epldb.validate()`` and the
+``epldb validate`` command, so that loading stays well under a second."""
 
 from __future__ import annotations
 
@@ -32,10 +36,11 @@ class Rule:
     name: str
     check: Callable[["Catalog"], Iterable[Problem]]
     doc: str
+    at_load: bool = True  # False: only epldb.validate() runs it (it costs more than a load)
 
 
-def _rule(module: object) -> Rule:
-    return Rule(module.RULE, module.check, (module.__doc__ or "").strip())  # type: ignore[attr-defined]
+def _rule(module: object, *, at_load: bool = True) -> Rule:
+    return Rule(module.RULE, module.check, (module.__doc__ or "").strip(), at_load)  # type: ignore[attr-defined]
 
 
 RULES: tuple[Rule, ...] = tuple(
@@ -51,9 +56,8 @@ RULES: tuple[Rule, ...] = tuple(
         entry_symbols,
         placeholders_declared,
         contract_known,
-        launch_plan,
     )
-)
+) + (_rule(launch_plan, at_load=False),)
 
 def evidence_rules() -> tuple[Rule, ...]:
     """Rules that read evidence/ (pandas, content hashes): ``epldb validate`` runs them, a plain
@@ -63,8 +67,10 @@ def evidence_rules() -> tuple[Rule, ...]:
     return (_rule(evidence_fresh),)
 
 
-def run_rules(catalog: "Catalog") -> list[Problem]:
+def run_rules(catalog: "Catalog", *, deep: bool = False) -> list[Problem]:
+    """The problems of the rules a load runs, or with ``deep`` only the rules it leaves out."""
     problems: list[Problem] = []
     for rule in RULES:
-        problems.extend(rule.check(catalog))
+        if rule.at_load != deep:
+            problems.extend(rule.check(catalog))
     return problems
