@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from epldb.evidence import EvidenceWriter, Row, find_run, new_run_id, read_rows
+from epldb.evidence import EvidenceWriter, Row, find_run, new_run_id
 from epldb.launch.domain import shapes_for_point
 from epldb.records import point_text
 
@@ -185,9 +185,9 @@ def verify_command(
         bar.close()
         writer.close()
 
-    all_rows = [_row_from_dict(d) for d in read_rows(writer.csv_path)]
+    all_rows = [_row_from_dict(d) for d in writer.existing()]
     print(verify_table(all_rows), file=out)
-    print(f"\nevidence: {writer.csv_path}", file=out)
+    print(f"\nevidence: {writer.sealed_path}", file=out)
     return EXIT_FAILED if any(r.status in FAILED for r in all_rows) else EXIT_OK
 
 
@@ -287,9 +287,9 @@ def bench_command(
     finally:
         writer.close()
 
-    all_rows = [_row_from_dict(d) for d in read_rows(writer.csv_path)]
+    all_rows = [_row_from_dict(d) for d in writer.existing()]
     print(bench_table(all_rows), file=out)
-    print(f"\nevidence: {writer.csv_path}  ({time.monotonic() - t0:.0f} s)", file=out)
+    print(f"\nevidence: {writer.sealed_path}  ({time.monotonic() - t0:.0f} s)", file=out)
     return EXIT_FAILED if any(r.status in FAILED for r in all_rows if r.kind == "realization") else EXIT_OK
 
 

@@ -18,8 +18,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   || { echo "wheel install failed"; exit 1; }
-export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1 EPL_GIT_COMMIT="${EPL_GIT_COMMIT:-unknown}"
-[ "$EPL_GIT_COMMIT" = unknown ] && echo "EPL_GIT_COMMIT not given: the evidence will say the commit is unknown"
+export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
+# Strict provenance (epldb.evidence.provenance): a run names a full commit of the history and says
+# whether the tree differed from it; the environment adds the hash of the tree measured.
+if ! [[ "${EPL_GIT_COMMIT:-}" =~ ^[0-9a-f]{40}$ ]] || ! [[ "${EPL_GIT_DIRTY:-}" =~ ^[01]$ ]]; then
+  echo "give EPL_GIT_COMMIT=\$(git rev-parse HEAD) (a full sha) and EPL_GIT_DIRTY=0 or 1 (whether kernels/, epldb/ or catalog/ differ from it)"
+  exit 2
+fi
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 step=(); status=0
 run_step() {
@@ -37,5 +42,6 @@ for arg in "$@"; do
   if [ "$arg" = "--" ]; then run_step; else step+=("$arg"); fi
 done
 run_step
-echo "evidence files written: $(find "$OUT/evidence" -type f 2>/dev/null | wc -l) (under \$OUT/evidence)"
+echo "evidence files written: $(find "$OUT/evidence" -type f 2>/dev/null | wc -l) (under \$OUT/evidence: sealed runs" \
+  "<run>.parquet; a <run>.csv journal is a run cut short: 'epldb evidence seal' it)"
 exit $status

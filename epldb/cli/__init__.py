@@ -12,7 +12,7 @@ from epldb.cli.common import EXIT_USAGE, UsageError
 
 # Each command module exposes ``register(subparsers)``; the parser sets ``func`` per command.
 _COMMAND_MODULES = ["catalog_commands", "compile_commands", "gpu_commands", "compare_commands", "site_commands",
-                    "new_commands"]
+                    "new_commands", "evidence_commands"]
 
 
 def build_parser() -> argparse.ArgumentParser:

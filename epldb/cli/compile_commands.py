@@ -21,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--where", action="append", metavar="PARAM=V1,V2",
                    help="only parameter points whose PARAM is one of the values (repeatable)")
     p.add_argument("--entry", action="append", metavar="NAME", help="with --sass: only this entry (repeatable)")
+    p.add_argument("--record", action="store_true",
+                   help="add the facts of every build to the committed static evidence (evidence/static/), "
+                        "for the site and freshness to read without NVRTC; whole parameter spaces only")
     p.set_defaults(func=compile_command)
 
 
@@ -62,8 +65,17 @@ def compile_command(args: argparse.Namespace) -> int:
             print(f"{r.id}: declares none of {', '.join(args.target)} (targets: {', '.join(r.targets)})",
                   file=sys.stderr)
         jobs += [(r, target) for target in targets]
+    if args.record and where:
+        raise UsageError("--record keeps the facts of whole parameter spaces; drop --where")
     builds = compile_all(catalog.root, jobs, where)
     problems = [p for b in builds for p in b.problems]
+    if args.record:
+        from epldb.compile import find_toolchain
+        from epldb.evidence.static import record, toolchain_id
+
+        added = record(catalog.root, builds, toolchain_id(find_toolchain()))
+        print(f"recorded {sum(added.values())} new fact row(s) for {sum(1 for n in added.values() if n)} of "
+              f"{len(added)} realization(s) under evidence/static/", file=sys.stderr)
     if args.json:
         dump_json({"builds": builds_as_dicts(builds), "problems": [p.as_dict() for p in problems]})
     else:

@@ -42,7 +42,11 @@ def site(args: argparse.Namespace) -> int:
             print(f"epldb site: {', '.join(missing)} not installed; install the site extras: "
                   "python3 -m pip install -e '.[site]'", file=sys.stderr)
             return EXIT_USAGE
-    gen = generate(catalog=cat, compile=not args.no_compile)
+    def progress(message: str) -> None:
+        print(f"epldb site: {message} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+
+    progress("loading the evidence and the compile facts")
+    gen = generate(catalog=cat, compile=not args.no_compile, progress=progress)
     for note in gen.data.notes:
         print(f"epldb site: note: {note}", file=sys.stderr)
     n_charts = len(gen.output.charts)
@@ -52,6 +56,7 @@ def site(args: argparse.Namespace) -> int:
     if args.generate_only:
         return EXIT_OK
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    progress("mkdocs build" if not args.serve else "mkdocs serve")
     if args.serve:
         cmd = mkdocs_command(cat.root, serve=True, dev_addr=args.dev_addr)
         try:

@@ -9,6 +9,7 @@ failed claims at the claim's own line. Builds are cached by content (see ``_key`
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from epldb.compile.claims import check_claims, sass_unavailable_problem
 from epldb.compile.hashing import source_hash
 from epldb.compile.nvrtc import compile_program, default_options, problems_from_log
 from epldb.compile.ptxas import FunctionResources, parse_ptxas_log
-from epldb.compile.sass import disassemble, histograms
+from epldb.compile.sass import disassemble, histograms, listings
 from epldb.compile.toolchain import Toolchain, find_toolchain
 from epldb.cxx import fill_expression
 from epldb.problems import Problem, json_path
@@ -42,6 +43,7 @@ class EntryBuild:
     barriers: int
     sass: dict[str, int]  # opcode histogram; {} if nvdisasm unavailable
     sass_variants: dict[str, int] = field(default_factory=dict)  # full mnemonics: LDG.E.128 → 4
+    sass_sha256: str = ""  # of the function's instructions with operands: the machine code's identity
 
     @property
     def spills(self) -> bool:
@@ -61,6 +63,7 @@ class EntryBuild:
             "barriers": self.barriers,
             "sass": dict(self.sass),
             "sass_variants": dict(self.sass_variants),
+            "sass_sha256": self.sass_sha256,
         }
 
 
@@ -121,7 +124,10 @@ def _sass_of(cubin: bytes, tc: Toolchain) -> tuple[dict[str, dict[str, dict[str,
     text, why = disassemble(cubin, tc.nvdisasm)
     if text is None:
         return None, why
-    return {n: {"opcodes": f.opcodes, "variants": f.variants} for n, f in histograms(text).items()}, None
+    code = listings(text)
+    return {n: {"opcodes": f.opcodes, "variants": f.variants,
+                "sha256": hashlib.sha256("\n".join(code.get(n, [])).encode()).hexdigest()}
+            for n, f in histograms(text).items()}, None
 
 
 def _failed(realization: Realization, target: str, nvrtc: str, src_hash: str, problems: list[Problem], t0: float) -> RealizationBuild:
@@ -191,7 +197,8 @@ def compile_realization(
     cached = hit is not None
     if hit is not None:
         cubin, facts = hit
-        if facts.get("nvdisasm") != tc.nvdisasm_version:
+        stale_sass = facts.get("sass") is not None and any("sha256" not in f for f in facts["sass"].values())
+        if facts.get("nvdisasm") != tc.nvdisasm_version or stale_sass:
             # SASS was read by another nvdisasm (or none); the cubin is the same, so read it again.
             sass, why = _sass_of(cubin, tc)
             facts = {**facts, "sass": sass, "nvdisasm": tc.nvdisasm_version if sass is not None else None}
@@ -257,6 +264,7 @@ def compile_realization(
                 barriers=fn.barriers,
                 sass=dict(fs.get("opcodes", {})),
                 sass_variants=dict(fs.get("variants", {})),
+                sass_sha256=str(fs.get("sha256", "")),
             )
         )
 

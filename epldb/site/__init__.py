@@ -43,7 +43,7 @@ def generate(root: Path | str | None = None, *, catalog: Catalog | None = None, 
     cat = catalog if catalog is not None else load(root)
     data = gather(cat, compile=compile, evidence_loader=evidence_loader, progress=progress)
     docs_dir = cat.root / DOCS_DIR
-    output = generate_pages(data, docs_dir)
+    output = generate_pages(data, docs_dir, progress)
     return Generated(data, output, docs_dir, time.perf_counter() - t0)
 
 

@@ -27,11 +27,11 @@ PASSING = {"pass", "passed", "ok"}
 
 @dataclass
 class RunInfo:
-    """One evidence run: its device folder, CSV file and environment record."""
+    """One evidence run: its device folder, sealed file and environment record."""
 
     run: str
     device: str
-    csv: Path
+    path: Path
     env: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -74,44 +74,64 @@ def gather(catalog: Catalog, *, compile: bool = True, evidence_loader: EvidenceL
         data.notes.append("static builds were skipped (--no-compile)")
     data.runs = discover_runs(catalog.root)
     _gather_evidence(data, evidence_loader)
+    if progress:
+        rows = 0 if data.evidence is None else len(data.evidence)
+        progress(f"evidence: {rows} rows of {len(data.runs)} runs")
     return data
 
 
 def _gather_builds(data: SiteData, progress: Callable[[str], None] | None) -> None:
+    """Static facts from the committed evidence (evidence/static/) where they describe today's kernel;
+    NVRTC only for the (realization, target) pairs whose facts are stale or missing."""
     try:
+        from epldb.evidence.freshness import current_hashes
+        from epldb.evidence.static import build_from_facts, load_facts
         from epldb.validate_deep import compile_all
     except ImportError as exc:
         data.notes.append(f"static builds are not available: epldb.compile cannot be imported ({exc})")
         return
     jobs = [(r, t) for r in data.catalog.realizations.values() for t in r.targets]
+    facts = load_facts(data.catalog.root)
+    hashes = current_hashes(data.catalog.root, data.catalog)
+    stale = []
+    for r, target in jobs:
+        rows = facts.of(r.id, target, hashes[r.id])
+        if rows and len(rows) == len(r.points()) * len(r.kernel.entries):
+            data.builds[(r.id, target)] = build_from_facts(r, target, rows)
+        else:
+            stale.append((r, target))
     if progress:
-        progress(f"compile {len(jobs)} (realization, target) builds")
+        progress(f"static facts: {len(jobs) - len(stale)} of {len(jobs)} (realization, target) builds from "
+                 f"evidence/static/" + (f"; compiling {len(stale)} whose facts are stale or missing "
+                                        "(`epldb compile --record` commits them)" if stale else ""))
+    if not stale:
+        return
     try:
-        builds: list[Any] = compile_all(data.catalog.root, jobs)  # threaded, as `epldb validate`
+        builds: list[Any] = compile_all(data.catalog.root, stale)  # threaded, as `epldb validate`
     except Exception as exc:  # a compile-room bug must not take the whole site down
-        builds = [f"compilation raised {type(exc).__name__}: {exc}"] * len(jobs)
-    for (r, target), build in zip(jobs, builds, strict=True):
+        builds = [f"compilation raised {type(exc).__name__}: {exc}"] * len(stale)
+    for (r, target), build in zip(stale, builds, strict=True):
         data.builds[(r.id, target)] = build
 
 
 def discover_runs(root: Path) -> dict[str, RunInfo]:
-    """Every ``evidence/<device>/<run>.csv`` with its ``<run>.env.json`` (when present)."""
+    """Every sealed run (``evidence/<device>/<run>.parquet``, experiments' too) with its
+    ``<run>.env.json`` (when present)."""
+    from epldb.evidence import run_files
+    from epldb.evidence.store import device_of
+
     runs: dict[str, RunInfo] = {}
-    base = root / "evidence"
-    if not base.is_dir():
-        return runs
-    for device_dir in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        for csv in sorted(device_dir.glob("*.csv")):
-            run = csv.stem
-            env: dict[str, Any] = {}
-            env_path = device_dir / f"{run}.env.json"
-            if env_path.is_file():
-                try:
-                    loaded = json.loads(env_path.read_text(encoding="utf-8"))
-                    env = loaded if isinstance(loaded, dict) else {"environment": loaded}
-                except (OSError, ValueError) as exc:
-                    env = {"unreadable": f"{env_path.name}: {exc}"}
-            runs[run] = RunInfo(run, device_dir.name, csv, env)
+    for path in run_files(root):
+        run = path.stem
+        env: dict[str, Any] = {}
+        env_path = path.with_name(f"{run}.env.json")
+        if env_path.is_file():
+            try:
+                loaded = json.loads(env_path.read_text(encoding="utf-8"))
+                env = loaded if isinstance(loaded, dict) else {"environment": loaded}
+            except (OSError, ValueError) as exc:
+                env = {"unreadable": f"{env_path.name}: {exc}"}
+        runs[run] = RunInfo(run, device_of(path), path, env)
     return runs
 
 
@@ -244,7 +264,12 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
     passed, fresh. Missing optional columns are added empty so every page can rely on them."""
     import pandas as pd
 
-    df = frame.copy()
+    # The pages select rows thousands of times and iterate cells: the typed shape and parameter columns
+    # of the tidy table are not needed here, and plain object columns iterate several times faster
+    # than Arrow-backed ones.
+    typed = [*frame.attrs.get("SHAPE_FIELDS", []), *frame.attrs.get("PARAM_FIELDS", [])]
+    df = frame.drop(columns=[c for c in typed if c in frame.columns])
+    df = df.astype({c: object for c in df.columns if not pd.api.types.is_float_dtype(df[c]) and c != "stale"})
     for col in ("run", "subject", "kind", "params", "dtype", "shape", "status", "err_max_rel", "err_rel_l2",
                 "deterministic", "time_ms_median", "time_ms_p10", "time_ms_p90", "gbps", "frac_ceiling",
                 "target", "nvrtc", "source_hash", "detail"):

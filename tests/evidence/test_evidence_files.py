@@ -1,8 +1,10 @@
-"""Evidence files: whole-line atomic appends, interrupted runs, resume, staleness, the lint rule."""
+"""Evidence files: whole-line atomic appends to the journal, sealing, interrupted runs, resume, the tidy
+table, staleness, the lint rule."""
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -19,7 +21,8 @@ from epldb.evidence import (
     load_evidence,
     new_run_id,
     newest_fresh,
-    read_rows,
+    read_journal,
+    read_sealed,
 )
 from realization_fixtures import make_repo
 
@@ -40,15 +43,17 @@ def test_run_ids_sort_by_time() -> None:
 
 def test_every_append_leaves_a_valid_file(tmp_path: Path) -> None:
     w = EvidenceWriter(tmp_path / "nvidia-h200", "r1", {"gpu": "NVIDIA H200"}).open()
-    assert read_rows(w.csv_path) == []
+    assert read_journal(w.csv_path) == []
     assert w.csv_path.read_text().splitlines() == [",".join(COLUMNS)]
     for i, n in enumerate([1, 31, 4097]):
         assert w.append(row(n=n))
-        rows = read_rows(w.csv_path)  # a reader at any moment sees whole rows only
+        rows = read_journal(w.csv_path)  # a reader at any moment sees whole rows only
         assert len(rows) == i + 1 and rows[-1]["shape"] == f"{{\"n\":{n}}}"
     assert not w.append(row(n=31))  # one row per key and run
+    journal = read_journal(w.csv_path)
     w.close()
-    first = read_rows(w.csv_path)[0]
+    assert not w.csv_path.exists() and read_sealed(w.sealed_path) == journal  # sealed, cell for cell
+    first = read_sealed(w.sealed_path)[0]
     assert first["run"] == "r1"
     assert first["params"] == '{"block":128,"dtype":"float32","items":1,"op":"sum"}'  # sorted keys
     assert (first["err_max_rel"], first["deterministic"], first["time_ms_median"]) == ("1.5e-07", "true", "")
@@ -59,28 +64,48 @@ def test_interrupted_run_keeps_whole_rows_and_resumes(tmp_path: Path) -> None:
     w = EvidenceWriter(tmp_path / "dev", "r1").open()
     w.append(row(n=1))
     w.append(row(n=31))
-    w.close()
-    # A crash in the middle of the third write leaves part of a line.
+    # The process is killed in the middle of the third write: no seal, part of a line left.
+    os.close(w._fd)  # type: ignore[arg-type]
     with open(w.csv_path, "a") as f:
         f.write("r1,tile-sum/naive,realization,\"{\"\"op")
-    assert [r["shape"] for r in read_rows(w.csv_path)] == ['{"n":1}', '{"n":31}']
+    assert [r["shape"] for r in read_journal(w.csv_path)] == ['{"n":1}', '{"n":31}']
 
     assert find_run(tmp_path, "r1") == tmp_path / "dev"
     resumed = EvidenceWriter(tmp_path / "dev", "r1").open()  # what --resume r1 does
     assert resumed.has(row(n=1)) and resumed.has(row(n=31)) and not resumed.has(row(n=4097))
     assert resumed.append(row(n=4097))
-    resumed.close()
     text = w.csv_path.read_text()
     assert text.endswith("\n") and "\"{\"\"op\n" not in text
-    assert [r["shape"] for r in read_rows(w.csv_path)] == ['{"n":1}', '{"n":31}', '{"n":4097}']
+    resumed.close()
+    assert [r["shape"] for r in read_sealed(w.sealed_path)] == ['{"n":1}', '{"n":31}', '{"n":4097}']
+    # Resuming a sealed run adds to it; the rows it held stay, once each.
+    again = EvidenceWriter(tmp_path / "dev", "r1").open()
+    assert again.has(row(n=4097)) and not again.append(row(n=4097)) and again.append(row(n=7))
+    again.close()
+    assert [r["shape"] for r in read_sealed(w.sealed_path)] == ['{"n":1}', '{"n":31}', '{"n":4097}', '{"n":7}']
+
+
+def test_a_killed_runs_journal_is_sealed_by_the_cli(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    w = EvidenceWriter(tmp_path / "evidence" / "dev", "20260101T000000Z-bench-dead").open()
+    w.append(row(n=1))
+    os.close(w._fd)  # type: ignore[arg-type]  (killed: the journal stays)
+    (tmp_path / "evidence" / "dev" / "notes.csv").write_text("a,b\n1,2\n")
+    out = subprocess.run([sys.executable, "-m", "epldb", "evidence", "seal", str(tmp_path / "evidence")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "notes.csv:1:1: error: not an evidence journal" in out.stdout, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
+    assert not w.csv_path.exists() and [r["shape"] for r in read_sealed(w.sealed_path)] == ['{"n":1}']
 
 
 def test_detail_is_one_line_and_quoted(tmp_path: Path) -> None:
     w = EvidenceWriter(tmp_path / "dev", "r1").open()
     w.append(row(detail='bad, "quoted"\nsecond line'))
-    w.close()
-    assert read_rows(w.csv_path)[0]["detail"] == 'bad, "quoted" second line'
     assert len(w.csv_path.read_text().splitlines()) == 2
+    w.close()
+    assert read_sealed(w.sealed_path)[0]["detail"] == 'bad, "quoted" second line'
 
 
 def _write_run(root: Path, run: str, rows: list[Row]) -> None:
@@ -103,6 +128,13 @@ def test_stale_rows_and_newest_fresh_row_wins(tmp_path: Path) -> None:
     df = load_evidence(root, cat)
     assert list(df.columns[: len(COLUMNS)]) == list(COLUMNS)
     assert set(df["device"]) == {"nvidia-h200"}
+    # Shape and parameter fields as typed columns; the run's kind from its id.
+    assert df.attrs["SHAPE_FIELDS"] == ["n"] and {"block", "items", "op", "tile", "param_dtype"} <= set(df.attrs["PARAM_FIELDS"])
+    assert str(df["n"].dtype) == "Int64" and sorted(df["n"].tolist()) == [1, 31, 31, 31, 4097]
+    assert str(df["block"].dtype) == "Int64" and df.loc[df["kind"] == "peer", "block"].isna().all()
+    assert set(df["op"].dropna()) == {"sum"} and str(df["deterministic"].dtype) == "boolean"
+    assert sorted(set(df["run_kind"])) == ["bench", "verify"]
+    assert len(load_evidence(root, cat, run_kind="bench")) == 1 and len(load_evidence(root, cat, fresh=True)) == 4
     assert df.loc[df["source_hash"] == "0" * 64, "stale"].tolist() == [True]
     assert not df.loc[df["kind"] == "peer", "stale"].any()
     assert df["gbps"].dropna().tolist() == [12.5]
@@ -149,8 +181,10 @@ def test_lint_rule_with_evidence(tmp_path: Path) -> None:
     root2 = make_repo(tmp_path / "second", status="verified")
     cat2 = epldb.load(root2, lint=False)
     _write_run(root2, "20260101T000000Z-verify-aaaa", [row("passed", 31, "f" * 64)])
-    (p,) = evidence_problems(cat2)
-    assert "(1 stale row(s): the kernel changed since they were measured)" in p.message
+    (p,) = evidence_problems(cat2)  # re-measure pending: a warning until a GPU run, an error under --strict
+    assert p.severity == "warning" and p.message.startswith("stale, re-measure pending: 1 row(s)")
+    (p,) = evidence_problems(cat2, strict=True)
+    assert p.severity == "error" and "(1 stale row(s): the kernel changed since they were measured)" in p.message
 
 
 def test_lint_rule_module_follows_the_rule_protocol(tmp_path: Path) -> None:
@@ -181,7 +215,8 @@ def test_the_commit_given_wins_over_the_git_metadata_beside_the_tree(tmp_path: P
 def test_cluster_placement_is_none_before_clusters_and_a_refusal_is_kept_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
     from dataclasses import dataclass
 
-    from epldb import evidence, occupancy
+    from epldb import occupancy
+    from epldb.evidence import environment as evidence
 
     @dataclass
     class Device:

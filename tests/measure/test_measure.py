@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import epldb
-from epldb.evidence import Row, read_rows
+from epldb.evidence import Row, read_sealed
 from epldb.measure import ProgressBar, bench_table, shape_label, verify_command, verify_table
 
 CATALOG = epldb.load(lint=False)
@@ -97,12 +97,13 @@ def test_verify_command_writes_evidence(tmp_path: Path) -> None:
     code = verify_command(CATALOG, [rid], out_dir=tmp_path, where={"dtype": ["float32"], "op": ["sum"]},
                           max_n=4097, stdout=out, stderr=err)
     assert code == 0, out.getvalue()
-    (csv_path,) = tmp_path.glob("*/*.csv")
-    rows = read_rows(csv_path)
+    (sealed,) = tmp_path.glob("*/*.parquet")  # sealed when the run ended, the journal gone
+    assert not list(tmp_path.glob("*/*.csv"))
+    rows = read_sealed(sealed)
     assert rows and all(r["status"] == "passed" for r in rows)
-    assert (csv_path.parent / csv_path.name.replace(".csv", ".env.json")).exists()
+    assert (sealed.parent / sealed.name.replace(".parquet", ".env.json")).exists()
     # Resuming the same run adds nothing.
-    run = csv_path.stem
+    run = sealed.stem
     assert verify_command(CATALOG, [rid], out_dir=tmp_path, resume=run, where={"dtype": ["float32"], "op": ["sum"]},
                           max_n=4097, stdout=io.StringIO(), stderr=io.StringIO()) == 0
-    assert len(read_rows(csv_path)) == len(rows)
+    assert len(read_sealed(sealed)) == len(rows)

@@ -1,0 +1,79 @@
+"""Evidence stays fresh while the machine code it measured is what the repository compiles: a comment
+keeps it (once the compile facts of the new source are recorded), a change of the code does not;
+a verified realization with only stale evidence is a warning, and an error under --strict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import epldb
+from epldb.compile import compile_realization, find_toolchain
+from epldb.evidence import EvidenceWriter, Row, evidence_problems, load_evidence
+from epldb.evidence.static import facts_path, read_facts, record, toolchain_id
+from realization_fixtures import make_repo
+
+RID = "tile-sum/naive"
+PARAMS = {"op": "sum", "block": 128, "items": 1, "dtype": "float32"}
+
+
+@pytest.fixture(scope="module")
+def toolchain():  # type: ignore[no-untyped-def]
+    tc = find_toolchain()
+    if not tc.usable:
+        pytest.skip(f"NVRTC or CUDA headers unavailable: {[p.message for p in tc.problems]}")
+    return tc
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path, status="verified")
+    real = root / "catalog/realizations/tile-sum/naive.yaml"
+    real.write_text(real.read_text().replace("dtype: [float32, bfloat16]", "dtype: [float32]")
+                    .replace("targets: [sm_80, sm_90]", "targets: [sm_90]"))
+    return root
+
+
+def _record(root: Path, tc, tmp_path: Path) -> str:  # type: ignore[no-untyped-def]
+    cat = epldb.load(root, lint=False)
+    build = compile_realization(root, cat.realizations[RID], "sm_90", cache_dir=tmp_path / "cache")
+    assert build.cubin is not None and build.entries, [p.format() for p in build.problems]
+    assert all(e.sass_sha256 for e in build.entries)
+    record(root, [build], toolchain_id(tc))
+    return build.source_hash
+
+
+def _stale(root: Path) -> list[bool]:
+    cat = epldb.load(root, lint=False)
+    df = load_evidence(root, cat)
+    return df.loc[df["kind"] == "realization", "stale"].tolist()
+
+
+def test_a_comment_keeps_the_evidence_and_a_code_change_does_not(tmp_path: Path, toolchain) -> None:  # type: ignore[no-untyped-def]
+    root = _repo(tmp_path)
+    measured = _record(root, toolchain, tmp_path)
+    w = EvidenceWriter(root / "evidence" / "nvidia-h200", "20260101T000000Z-verify-aaaa").open()
+    w.append(Row(RID, "realization", PARAMS, "float32", {"n": 4097}, "passed", source_hash=measured, target="sm_90"))
+    w.close()
+    assert _stale(root) == [False]
+
+    kernel = root / "kernels/reduction/tile-sum/naive.cu"
+    kernel.write_text(kernel.read_text().replace("  float acc = 0.f;", "  // one accumulator: thread 0 adds the tile\n"
+                                                                         "  float acc = 0.f;"))
+    assert _stale(root) == [True], "no facts for the new source yet: stale until they are recorded"
+    cat = epldb.load(root, lint=False)
+    (p,) = evidence_problems(cat)
+    assert (p.severity, p.rule) == ("warning", "evidence-fresh") and "re-measure pending" in p.message
+    (strict,) = evidence_problems(cat, strict=True)
+    assert strict.severity == "error"
+
+    commented = _record(root, toolchain, tmp_path)
+    assert commented != measured
+    assert _stale(root) == [False], "a comment compiles to the same SASS: the evidence stays fresh"
+    assert evidence_problems(epldb.load(root, lint=False), strict=True) == []
+    hashes = {f["source_hash"] for f in read_facts(facts_path(root, RID))}
+    assert hashes == {measured, commented}  # append-only: the measured source's facts stay
+
+    kernel.write_text(kernel.read_text().replace("acc += float(x[i]);", "acc += 2.f * float(x[i]);"))
+    _record(root, toolchain, tmp_path)
+    assert _stale(root) == [True], "different machine code: re-measure pending"
