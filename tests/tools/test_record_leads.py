@@ -1,8 +1,9 @@
-"""tools/record_leads.py rewrites one field of a record and nothing else: checked on every committed
-realization record (the list comes from the catalog) and on a record that lacks the field."""
+"""tools/record_leads.py prints what a realization page's "Latest runs" says (epldb.leads, from the
+evidence) and writes nothing: no record, no file under catalog/; there is no --write."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -10,56 +11,44 @@ from pathlib import Path
 import pytest
 
 import epldb
-from epldb.yamlsafe import load_yaml
+from epldb.leads import Leads, pick_runs, short_commit
+from epldb.site.data import discover_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location("record_leads", ROOT / "tools" / "record_leads.py")
 assert _SPEC is not None and _SPEC.loader is not None
 record_leads = importlib.util.module_from_spec(_SPEC)
-sys.modules["record_leads"] = record_leads  # dataclasses look their module up by name
+sys.modules["record_leads"] = record_leads
 _SPEC.loader.exec_module(record_leads)
 
-RECORDS = sorted((ROOT / "catalog" / "realizations").glob("*/*.yaml"))
-LEAD = "At commit 0000000 (a change, with a colon: and a #hash): verify RUN; bench RUN."
+
+def _catalog_digest() -> dict[str, str]:
+    base = ROOT / "catalog"
+    return {p.relative_to(base).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(base.rglob("*")) if p.is_file()}
 
 
-def _fields(text: str, path: Path) -> dict:
-    doc, problems = load_yaml(text, str(path))
-    assert doc is not None and not problems
-    return dict(doc.data)
+def test_it_prints_the_pages_lead_and_touches_no_record(capsys: pytest.CaptureFixture[str]) -> None:
+    catalog = epldb.load(ROOT, lint=False)
+    df = catalog.evidence()
+    rid = next(r.id for r in catalog.realizations.values() if pick_runs(df, r.id) is not None)
+    before = _catalog_digest()
+    assert record_leads.main([rid]) == 0
+    assert _catalog_digest() == before, "record_leads.py changed a file under catalog/"
+    commits = {run: short_commit(i.env.get("git_commit")) for run, i in discover_runs(ROOT).items()}
+    lead = Leads(catalog, df, commits).latest(catalog.realizations[rid])
+    assert lead is not None
+    assert capsys.readouterr().out == f"# {rid}\n{lead.text()}\n\n"
 
 
-def test_the_records_are_found() -> None:
-    assert len(RECORDS) == len(epldb.load(ROOT).realizations)
+def test_there_is_no_write_path(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        record_leads.main(["--write", "softmax"])
+    assert info.value.code == 2 and "--write" in capsys.readouterr().err
+    source = (ROOT / "tools" / "record_leads.py").read_text(encoding="utf-8")
+    assert "open(" not in source and "write_text" not in source and "os.replace" not in source
 
 
-@pytest.mark.parametrize("path", RECORDS, ids=[f"{p.parent.name}/{p.stem}" for p in RECORDS])
-def test_a_lead_prepended_changes_only_when_it_wins(path: Path) -> None:
-    before = _fields(path.read_text(encoding="utf-8"), path)
-    old = before.get(record_leads.FIELD)
-    value = LEAD if old is None else LEAD + record_leads.JOIN + old
-    after = _fields(record_leads.replace_field(path.read_text(encoding="utf-8"), value), path)
-    assert after.pop(record_leads.FIELD) == value
-    before.pop(record_leads.FIELD, None)
-    assert after == before
-
-
-def test_the_field_goes_before_notes_when_the_record_has_none(tmp_path: Path) -> None:
-    path = tmp_path / "r.yaml"
-    path.write_text("id: a/b\nstatus: draft\nnotes: >-\n  kept\n", encoding="utf-8")
-    text = record_leads.rewritten(path, LEAD)
-    assert text.index("when_it_wins:") < text.index("notes:")
-    assert _fields(text, path) == {"id": "a/b", "status": "draft", "when_it_wins": LEAD, "notes": "kept"}
-
-
-def test_wrapped_lines_keep_to_the_width() -> None:
-    lines = record_leads.folded(LEAD * 5).splitlines()
-    assert lines[0] == "when_it_wins: >-"
-    assert all(len(line) <= record_leads.WIDTH and line.startswith("  ") for line in lines[1:])
-
-
-def test_a_resident_sized_grid_is_named_from_the_row_detail() -> None:
-    detail = "step 0: grid 224 of 224 resident blocks; 4 input set(s) rotated, 258 MiB working set; 200 reps"
-    assert record_leads.grid_note(detail) == "grid 224 of 224 resident"
-    assert record_leads.grid_note("4 input set(s) rotated; 200 reps") == ""
-    assert record_leads.grid_note(float("nan")) == ""  # an empty detail cell reads as NaN
+def test_an_unknown_id_is_one_plain_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert record_leads.main(["no-such/realization"]) == 2
+    assert capsys.readouterr().err == "record_leads: unknown id(s): no-such/realization\n"
