@@ -249,7 +249,7 @@ def measure_copy_at_size(nbytes: int, sets: int) -> Ceiling:
     shape's own bytes moved: half of ``nbytes`` (rounded down to 16) read and the same written,
     from ``sets`` source buffers rotated as the shape's inputs rotate. Named 'copy-at-size'. It
     shows what the launch and the memory system's ramp cost at this size, which the device ceiling,
-    copied at 1 GiB, amortizes away (explorations/20261207-long-row-tail: 0.89 of the ceiling for a
+    copied at 1 GiB, amortizes away (experiment 0021-long-row-tail: 0.89 of the ceiling for a
     64 MiB input, 0.94 for 128 MiB)."""
     import cupy
 

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from epldb import schema
 from epldb.problems import Location, Problem, has_errors, sort_problems
 from epldb.records import (
+    Experiment,
     Feature,
     Operator,
     Primitive,
     Realization,
     Record,
     SourceMap,
+    experiment_from,
     feature_from,
     operator_from,
     primitive_from,
@@ -38,6 +40,7 @@ _LAYOUT: dict[schema.Kind, tuple[str, int, Callable[[dict[str, Any], str, Source
     "primitive": ("primitives", 2, primitive_from),
     "realization": ("realizations", 2, realization_from),
     "operator": ("operators", 1, operator_from),
+    "experiment": ("experiments", 1, experiment_from),
 }
 
 
@@ -69,6 +72,7 @@ class Catalog:
     primitives: dict[str, Primitive] = field(default_factory=dict)
     realizations: dict[str, Realization] = field(default_factory=dict)
     operators: dict[str, Operator] = field(default_factory=dict)
+    experiments: dict[str, Experiment] = field(default_factory=dict)
     files: list[RecordFile] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -91,22 +95,29 @@ class Catalog:
         yield from self.primitives.values()
         yield from self.realizations.values()
         yield from self.operators.values()
+        yield from self.experiments.values()
 
     def get(self, record_id: str) -> Record | None:
         """Any record by id (realization ids contain a '/', so ids never collide across kinds
         except between features, primitives and operators, which are looked up in that order;
         primitive and operator ids must differ, lint rule subject-ids-distinct, since both name
-        realization folders)."""
-        for mapping in (self.realizations, self.primitives, self.features, self.operators):
+        realization folders; experiment ids, '<NNNN>-<slug>', last)."""
+        for mapping in (self.realizations, self.primitives, self.features, self.operators, self.experiments):
             if record_id in mapping:
                 return mapping[record_id]  # type: ignore[return-value]
         return None
 
-    def evidence(self) -> "pandas.DataFrame":
-        """Every measured row under evidence/, with a ``stale`` column (kernel changed since)."""
+    def evidence(self, *, fresh: bool | None = None, device: str | Iterable[str] | None = None,
+                 run_kind: str | Iterable[str] | None = None, kind: str | Iterable[str] | None = None,
+                 experiments: bool = False) -> "pandas.DataFrame":
+        """Every measured row under evidence/ as a tidy table: shape and parameter fields as typed
+        columns, device, run kind, time, commit and ``stale`` (the machine code changed since); the
+        filters keep fresh rows, or rows of the devices, run kinds (verify, bench, experiment) and row
+        kinds (realization, peer, ceiling) given. Columns: epldb.evidence.table."""
         from epldb.evidence import load_evidence
 
-        return load_evidence(self.root, self)
+        return load_evidence(self.root, self, fresh=fresh, device=device, run_kind=run_kind, kind=kind,
+                             experiments=experiments)
 
     def invalid_ids(self, kind: str) -> set[str]:
         """Ids of records of ``kind`` that exist on disk but failed their schema: references to them
@@ -201,6 +212,15 @@ class Catalog:
     def operators_with(self, feature_id: str) -> list[Operator]:
         return [o for o in self.operators.values() if any(f.feature == feature_id for f in o.features)]
 
+    def experiments_concerning(self, record_id: str, *, realizations: bool = False) -> list[Experiment]:
+        """The experiments whose ``concerns`` name ``record_id`` (a realization, primitive or operator),
+        in number order; with ``realizations=True``, for a primitive or operator also those that
+        name one of its realizations."""
+        ids = {record_id}
+        if realizations:
+            ids |= {r.id for r in self.realizations_of(record_id)}
+        return [e for e in self.experiments.values() if ids.intersection(e.concerns)]
+
 
 def default_root() -> Path:
     """This repository: the folder holding catalog/ above the installed package, else the
@@ -237,7 +257,8 @@ def _discover(root: Path) -> tuple[list[RecordFile], list[Problem]]:
                     continue
                 if len(rel_to_base.parts) != depth:
                     where = f"catalog/{folder}/" + ("<group>/" if depth == 2 else "") + "<id>.yaml"
-                    problems.append(Problem(Location(rel), f"a {kind} record belongs at {where}", "layout"))
+                    article = "an" if kind[0] in "aeiou" else "a"
+                    problems.append(Problem(Location(rel), f"{article} {kind} record belongs at {where}", "layout"))
                     continue
                 stem = name[: -len(".yaml")]
                 expected = f"{rel_to_base.parts[0]}/{stem}" if kind == "realization" else stem
@@ -260,6 +281,7 @@ def load(root: Path | str | None = None, *, strict: bool = False, lint: bool = T
         "primitive": catalog.primitives,
         "realization": catalog.realizations,
         "operator": catalog.operators,
+        "experiment": catalog.experiments,
     }
     for rf in files:
         try:

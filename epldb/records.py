@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from epldb.problems import Location
 
@@ -221,6 +221,31 @@ class Operator(Record):
         return tuple(dict.fromkeys(s.primitive for s in self.decomposition))
 
 
+Verdict = Literal["adopted", "rejected", "open"]
+VERDICTS: tuple[Verdict, ...] = ("adopted", "rejected", "open")
+
+
+@dataclass(frozen=True)
+class Experiment(Record):
+    """One question put to the hardware (``catalog/experiments/<NNNN>-<slug>.yaml``): the expectation
+    written before the run, the change, the result and its verdict, and the records it concerns
+    (realization, primitive or operator ids). ``evidence`` names its runs of kind experiment."""
+
+    date: str = ""
+    question: str = ""
+    expectation: str = ""
+    change: str = ""
+    result: str = ""
+    verdict: Verdict = "open"
+    concerns: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def number(self) -> int:
+        """The sequence number, the id's first four digits."""
+        return int(self.id[:4])
+
+
 # --- construction from schema-valid documents ------------------------------------------------
 
 
@@ -295,4 +320,18 @@ def operator_from(data: dict[str, Any], file: str, source: SourceMap) -> Operato
         peers=tuple(data["peers"]),
         contract=data.get("contract"),
         notes=data.get("notes"),
+    )
+
+
+def experiment_from(data: dict[str, Any], file: str, source: SourceMap) -> Experiment:
+    return Experiment(
+        **_common(data, file, source),
+        date=data["date"],
+        question=data["question"],
+        expectation=data["expectation"],
+        change=data["change"],
+        result=data["result"],
+        verdict=data["verdict"],
+        concerns=tuple(data["concerns"]),
+        evidence=tuple(data.get("evidence", ())),
     )

@@ -51,6 +51,33 @@ def test_the_seven_operator_case_studies(catalog: epldb.Catalog) -> None:
     assert set(catalog.operators) == OPERATORS
 
 
+def test_the_forty_two_experiments_are_valid_records(catalog: epldb.Catalog) -> None:
+    """Every experiment under catalog/experiments/ passed its schema and lint: all 42 (the
+    explorations/ folders they replace), numbered 0001-0042 in order, each concerning at least one
+    record and each of its runs stored as an experiment's evidence."""
+    files = sorted((catalog.root / "catalog" / "experiments").glob("*.yaml"))
+    assert len(files) == len(catalog.experiments) == 42
+    assert [e.number for e in catalog.experiments.values()] == list(range(1, 43))
+    assert not [p.format() for p in catalog.problems if p.location.file.startswith("catalog/experiments/")]
+    for e in catalog.experiments.values():
+        assert e.verdict in ("adopted", "rejected", "open") and e.concerns, e.id
+        for run in e.evidence:
+            assert list((catalog.root / "evidence").glob(f"*/experiments/{run}.*")), (e.id, run)
+    assert not (catalog.root / "explorations").exists()
+
+
+def test_experiments_concerning(catalog: epldb.Catalog) -> None:
+    """The experiments naming a record, in number order; for a subject, with ``realizations=True``,
+    also those naming one of its realizations."""
+    exact = catalog.experiments_concerning("rmsnorm/staged-pipelined")
+    assert exact and all("rmsnorm/staged-pipelined" in e.concerns for e in exact)
+    assert [e.id for e in exact] == sorted(e.id for e in exact)
+    subject = catalog.experiments_concerning("rmsnorm", realizations=True)
+    assert set(exact) <= set(subject) and set(catalog.experiments_concerning("rmsnorm")) <= set(subject)
+    assert catalog.experiments_concerning("no-such-record") == []
+    assert catalog.get("0013-cluster-exchange") is catalog.experiments["0013-cluster-exchange"]
+
+
 def test_every_primitive_says_what_it_relies_on_and_trades(catalog: epldb.Catalog) -> None:
     for p in catalog.primitives.values():
         assert p.properties and p.costs and p.features, p.id

@@ -25,11 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("validate", help="check every record: schema, lint rules, kernel builds and claims, evidence")
     p.add_argument("--schema-only", action="store_true",
                    help="schema, lint rules and evidence freshness only: no compilation")
+    p.add_argument("--strict", action="store_true",
+                   help="stale evidence of a verified realization is an error (use after a GPU run); without it, "
+                        "a warning: re-measure pending")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=validate)
 
     p = sub.add_parser("list", help="list records, optionally filtered")
-    p.add_argument("--kind", choices=["feature", "primitive", "realization", "operator"],
+    p.add_argument("--kind", choices=["feature", "primitive", "realization", "operator", "experiment"],
                    help="only this kind (default: primitives and realizations when filtering, else all)")
     p.add_argument("--family", help="only primitives/realizations of this family")
     p.add_argument("--feature", help="only primitives/realizations exploiting this feature")
@@ -45,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _counts(cat: Catalog) -> str:
     families = len({p.family for p in cat.primitives.values()})
     return (f"{len(cat.features)} features, {len(cat.primitives)} primitives in {families} families, "
-            f"{len(cat.realizations)} realizations, {len(cat.operators)} operators")
+            f"{len(cat.realizations)} realizations, {len(cat.operators)} operators, {len(cat.experiments)} experiments")
 
 
 def validate(args: argparse.Namespace) -> int:
@@ -54,10 +57,11 @@ def validate(args: argparse.Namespace) -> int:
     cat = validate_catalog(args.root)
     problems = list(cat.problems)
     if cat.ok:
-        from epldb.lint import evidence_rules
+        from epldb.evidence import evidence_problems
+        from epldb.lint import evidence_provenance
 
-        for rule in evidence_rules():
-            problems.extend(rule.check(cat))
+        problems.extend(evidence_problems(cat, strict=args.strict))
+        problems.extend(evidence_provenance.check(cat))
     if not args.schema_only:
         from epldb.validate_deep import deep_checks
 
@@ -66,7 +70,8 @@ def validate(args: argparse.Namespace) -> int:
     if args.json:
         dump_json({"valid": not errors, "root": str(cat.root), "counts": {
             "features": len(cat.features), "primitives": len(cat.primitives),
-            "realizations": len(cat.realizations), "operators": len(cat.operators)},
+            "realizations": len(cat.realizations), "operators": len(cat.operators),
+            "experiments": len(cat.experiments)},
             "problems": [p.as_dict() for p in problems]})
     else:
         print_problems(problems)
@@ -98,6 +103,8 @@ def list_records(args: argparse.Namespace) -> int:
             rows += cat.realizations_where(family=args.family, feature=args.feature)
         elif kind == "feature":
             rows += list(cat.features.values())
+        elif kind == "experiment":
+            rows += list(cat.experiments.values())
         else:
             rows += list(cat.operators.values())
     if args.json:
@@ -140,6 +147,10 @@ def show(args: argparse.Namespace) -> int:
     if _record_kind(record) == "feature":
         derived["primitives"] = [p.id for p in cat.primitives_where(feature=record.id)]
         derived["operators"] = [o.id for o in cat.operators_with(record.id)]
+    if _record_kind(record) in ("primitive", "operator", "realization"):
+        derived["experiments"] = [e.id for e in cat.experiments_concerning(record.id)]
+    if isinstance(record, Realization):
+        derived["compile_facts"] = _compile_facts(cat, record)
     payload.update(derived)
     own = [p for p in cat.problems if p.location.file == record.file]
     if args.json:
@@ -148,6 +159,28 @@ def show(args: argparse.Namespace) -> int:
         _print_record(payload)
         print_problems(own)
     return EXIT_OK
+
+
+def _compile_facts(cat: Catalog, r: Realization) -> dict[str, Any]:
+    """Per target, the committed compile facts of today's kernel (evidence/static/): registers, static
+    shared memory and spills over every point, and the claims verdict; or why there are none."""
+    from epldb.evidence.freshness import current_hashes
+    from epldb.evidence.static import facts_path, read_facts
+
+    current = current_hashes(cat.root, cat)[r.id]
+    rows = [f for f in read_facts(facts_path(cat.root, r.id)) if f["source_hash"] == current]
+    out: dict[str, Any] = {}
+    for target in r.targets:
+        mine = [f for f in rows if f["target"] == target]
+        if not mine:
+            out[target] = "stale or missing: `epldb compile --record " + r.id + "` records them"
+            continue
+        regs = sorted({f["registers"] for f in mine})
+        smem = sorted({f["static_shared_bytes"] for f in mine})
+        spills = sum(f["spill_store_bytes"] + f["spill_load_bytes"] for f in mine)
+        out[target] = (f"{len(mine)} builds; registers {regs[0]}-{regs[-1]}; static smem {smem[0]}-{smem[-1]} B; "
+                       f"spill bytes {spills}; claims " + ("failed" if any(f["claims"] == "failed" for f in mine) else "hold"))
+    return out
 
 
 def _print_record(payload: dict[str, Any], indent: str = "") -> None:

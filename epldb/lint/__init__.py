@@ -15,12 +15,16 @@ from typing import TYPE_CHECKING
 from epldb.lint import (
     contract_known,
     entry_symbols,
+    experiment_cited,
+    experiment_evidence,
+    experiment_numbered,
     kernel_has_record,
     kernel_path_inside,
     launch_plan,
     operator_primitive_symmetry,
     path_matches_id,
     placeholders_declared,
+    prose_length,
     realizes_one_subject,
     references_resolve,
     subject_ids_distinct,
@@ -56,15 +60,19 @@ RULES: tuple[Rule, ...] = tuple(
         entry_symbols,
         placeholders_declared,
         contract_known,
+        prose_length,
+        experiment_numbered,
+        experiment_cited,
+        experiment_evidence,
     )
 ) + (_rule(launch_plan, at_load=False),)
 
 def evidence_rules() -> tuple[Rule, ...]:
     """Rules that read evidence/ (pandas, content hashes): ``epldb validate`` runs them, a plain
     ``load()`` does not, so loading stays fast and free of pandas."""
-    from epldb.lint import evidence_fresh
+    from epldb.lint import evidence_fresh, evidence_provenance
 
-    return (_rule(evidence_fresh),)
+    return (_rule(evidence_fresh), _rule(evidence_provenance))
 
 
 def run_rules(catalog: "Catalog", *, deep: bool = False) -> list[Problem]:

@@ -1,6 +1,7 @@
 """Every reference resolves: features and operators named by primitives, features and primitives named
-by operators, the primitive or operator a realization realizes, and the building blocks (realization
-or primitive ids) an operator realization ``composes``."""
+by operators, the primitive or operator a realization realizes, the building blocks (realization
+or primitive ids) an operator realization ``composes``, and the realizations, primitives and operators
+an experiment ``concerns``."""
 
 from __future__ import annotations
 
@@ -53,3 +54,15 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
                 yield _missing(r, ("composes", i), block, "realization", catalog.realizations)
             elif "/" not in block and block not in primitives:
                 yield _missing(r, ("composes", i), block, "primitive", catalog.primitives)
+    for e in catalog.experiments.values():
+        for i, ref in enumerate(e.concerns):
+            if "/" in ref:
+                if ref not in realizations:
+                    yield _missing(e, ("concerns", i), ref, "realization", catalog.realizations)
+            elif ref not in primitives and ref not in operators:
+                known = [*catalog.primitives, *catalog.operators]
+                close = difflib.get_close_matches(ref, known, n=1)
+                hint = (f"; did you mean '{close[0]}'?" if close else
+                        "; an experiment concerns realizations, primitives and operators: fix the id")
+                yield Problem(e.loc("concerns", i), f"no primitive or operator '{ref}' in the catalog{hint}", RULE,
+                              json_path(("concerns", i)))

@@ -11,6 +11,8 @@ realization's beside its operator's page (its kernel is under ``kernels/operator
     generated/operators/<operator>.md
     generated/operators/<operator>/<realization>.md
     generated/devices/<device>.md
+    generated/experiments/index.md           every experiment, with its verdict
+    generated/experiments/<NNNN-slug>.md     one experiment (its runs' files under experiments/runs/)
     generated/evidence.md                    the evidence status
     generated/basis.md                       the device building blocks (kernels/include/epl/)
 
@@ -36,6 +38,7 @@ OPERATORS_INDEX = f"{GENERATED}/operators/index.md"
 DEVICES_INDEX = f"{GENERATED}/devices/index.md"
 EVIDENCE_STATUS = f"{GENERATED}/evidence.md"
 BASIS = f"{GENERATED}/basis.md"
+EXPERIMENTS_INDEX = f"{GENERATED}/experiments/index.md"
 HOME = "index.md"
 CONTRIBUTING = "contributing.md"
 
@@ -78,6 +81,15 @@ def device(device_name: str) -> str:
 def device_files(device_name: str) -> str:
     """Folder holding copies of a device's evidence files."""
     return f"{GENERATED}/devices/{slug(device_name)}"
+
+
+def experiment(experiment_id: str) -> str:
+    return f"{GENERATED}/experiments/{slug(experiment_id)}.md"
+
+
+def experiment_files() -> str:
+    """Folder holding copies of the experiments' runs (CSV and environment)."""
+    return f"{GENERATED}/experiments/runs"
 
 
 def rel(from_page: str, to_path: str) -> str:

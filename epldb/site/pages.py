@@ -11,14 +11,18 @@ from __future__ import annotations
 import os
 import posixpath
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from epldb.leads import Leads, short_commit
 from epldb.records import Feature, Operator, Primitive, Realization
-from epldb.site import layout, static
+from epldb.site import experiments as experiment_pages
+from epldb.site import history, layout, static
 from epldb.site import views as V
 from epldb.site.charts import Chart, Series, write_chart
 from epldb.site.data import SiteData
@@ -142,6 +146,14 @@ class Site:
             self._rows_p[pid] = rows if rows is not None and not rows.empty else None
         return self._rows_p[pid]
 
+    @cached_property
+    def leads(self) -> Leads | None:
+        """Each realization's latest runs (epldb.leads), over every run of the evidence."""
+        if self.ev is None:
+            return None
+        commits = {run: short_commit(info.env.get("git_commit")) for run, info in self.data.runs.items()}
+        return Leads(self.cat, self.ev, commits)
+
     def colour_of(self, primitive_id: str, kind: str, label: str) -> int | None:
         """A fixed palette slot per realization (catalog order) and per peer (sorted), so a series
         keeps its colour on every chart of the primitive."""
@@ -199,8 +211,8 @@ def _fresh_cell(rows: "pd.DataFrame") -> str:
     if rows is None or rows.empty:
         return dash()
     fresh = rows[rows["fresh"]]
-    if fresh.empty:
-        return badge("stale", "stale")
+    if fresh.empty:  # the machine code changed since: a GPU run has to measure it again
+        return badge("stale: re-measure pending", "stale")
     when = str(fresh["utc"].iloc[-1])[:10] or str(fresh["run"].iloc[-1])
     return badge("fresh", "fresh") + f" <small>{esc(when)}</small>"
 
@@ -432,6 +444,7 @@ def write_primitive(site: Site, p: Primitive) -> Page:
     if p.notes:
         page.heading(2, "Notes")
         page.raw(f'<div class="epl-prose">{prose(p.notes)}</div>')
+    experiment_pages.section(site, page, p)
     _record_footer(page, p)
     return page
 
@@ -565,6 +578,7 @@ def write_realization(site: Site, r: Realization) -> Page:
     if r.when_it_wins:
         page.heading(2, "When it wins")
         page.raw(f'<div class="epl-prose">{prose(r.when_it_wins)}</div>')
+    _latest_runs(site, page, r)
 
     page.heading(2, "Parameters")
     n_points = len(r.points())
@@ -597,8 +611,30 @@ def write_realization(site: Site, r: Realization) -> Page:
     if r.notes:
         page.heading(2, "Notes")
         page.raw(f'<div class="epl-prose">{prose(r.notes)}</div>')
+    experiment_pages.section(site, page, r)
     _record_footer(page, r)
     return page
+
+
+def _latest_runs(site: Site, page: Page, r: Realization) -> None:
+    """Its newest bench run against its subject's other realizations and the peers, and its best
+    rates across runs and commits: numbers from the evidence at every build, none from the record."""
+    rows = site.rows_of_realization(r.id)
+    lead = site.leads.latest(r) if site.leads is not None and rows is not None else None
+    if lead is None or rows is None or site.leads is None:
+        return
+    page.heading(2, "Latest runs")
+    page.para(esc(lead.summary()))
+    page.raw(history.standing_table(lead))
+    charts = history.histories(r.id, rows, site.order(r.subject), site.leads.commits)
+    if charts:
+        page.heading(3, "History across runs")
+        page.para("Every bench run that timed it, oldest first, labelled with its date and the commit it measured; "
+                  f"a line per shape (up to {history.MAX_SHAPES} of the newest run's sweep), each point its best "
+                  "passing rate at that shape in that run. Shaded, the points open: a run of a kernel source that "
+                  "has changed since (stale rows).")
+    for h in charts:
+        page.raw(site.chart(page, f"{r.name}-{h.device}-{'-'.join(h.problem)}-history", h.chart))
 
 
 def _launch_plan(r: Realization) -> str:
@@ -949,6 +985,7 @@ def write_operator(site: Site, o: Operator) -> Page:
     if o.notes:
         page.heading(2, "Notes")
         page.raw(f'<div class="epl-prose">{prose(o.notes)}</div>')
+    experiment_pages.section(site, page, o)
     _record_footer(page, o)
     return page
 
@@ -1076,25 +1113,41 @@ def write_device(site: Site, device: str) -> Page:
         page.para("No ceilings recorded for this device.", "epl-empty")
     page.heading(2, "Runs")
     rows = []
+    provenance = _provenance(site)
     for i in runs:
-        dest = f"{layout.device_files(device)}/{layout.slug(i.run)}.csv"
-        site.out.files[dest] = i.csv.read_bytes()
+        dest = f"{layout.device_files(device)}/{layout.slug(i.run)}.parquet"
+        site.out.files[dest] = i.path.read_bytes()
         env_link = ""
-        env_path = i.csv.with_name(f"{i.run}.env.json")
+        env_path = i.path.with_name(f"{i.run}.env.json")
         if env_path.is_file():
             env_dest = f"{layout.device_files(device)}/{layout.slug(i.run)}.env.json"
             site.out.files[env_dest] = env_path.read_bytes()
             env_link = f' · <a href="{esc(layout.rel(page.path, env_dest))}">environment</a>'
         n = int((ev["run"] == i.run).sum()) if ev is not None else 0
         subjects = sorted(set(ev[(ev["run"] == i.run) & (ev["kind"] == "realization")]["subject"])) if ev is not None else []
+        holes = provenance.get(i.run)
+        prov = badge("complete", "fresh") if holes == [] else (
+            badge("incomplete", "stale") + " " + esc("; ".join(holes)) if holes else dash())
         rows.append([f"<code>{esc(i.run)}</code>", esc(i.utc[:19]), esc(_board(i.env)) or dash(), str(n),
-                     ", ".join(site.link_id(page, "realization", s) for s in subjects) or dash(),
-                     f'<a href="{esc(layout.rel(page.path, dest))}">CSV</a>{env_link}'])
-    page.raw(table(["run", "UTC", "board", "rows", "realizations measured", "files"], rows, numeric=[3],
+                     ", ".join(site.link_id(page, "realization", s) for s in subjects) or dash(), prov,
+                     f'<a href="{esc(layout.rel(page.path, dest))}">Parquet</a>{env_link}'])
+    page.raw(table(["run", "UTC", "board", "rows", "realizations measured", "provenance", "files"], rows, numeric=[3],
                    caption_html="Board: the GPU's UUID (its first eight digits) and, where the run recorded it, "
                                 "how many clusters of 16 blocks its GPCs place at once (a persistent cluster "
-                                "grid's SMs are 16 times that)."))
+                                "grid's SMs are 16 times that). Provenance: whether the run recorded its "
+                                "environment and a full commit of the history (or the hash of an uncommitted "
+                                "tree); the holes of older runs are shown as they are, not filled in."))
     return page
+
+
+def _provenance(site: Any) -> dict[str, list[str]]:
+    """Run id → the holes in its provenance (epldb.evidence.provenance); {} when it cannot be read."""
+    try:
+        from epldb.evidence.provenance import run_provenance
+
+        return {r.run: r.holes for r in run_provenance(site.data.catalog.root)}
+    except Exception:  # noqa: BLE001 (a provenance bug must not take the device page down)
+        return {}
 
 
 def _cluster_places_text(env: dict[str, Any]) -> str:
@@ -1347,6 +1400,7 @@ def nav(site: Site) -> list[Any]:
         {"Primitives": prims},
         {"Operators": [layout.OPERATORS_INDEX] + [subject_section(o) for o in cat.operators.values()]},
         {"Codegen basis": layout.BASIS},
+        {"Experiments": experiment_pages.nav(site)},
         {"Evidence": evidence},
         {"Contributing": layout.CONTRIBUTING},
     ]
@@ -1355,21 +1409,26 @@ def nav(site: Site) -> list[Any]:
 # --- all of it --------------------------------------------------------------------------------
 
 
-def generate_pages(data: SiteData, docs_dir: Path) -> Output:
+def generate_pages(data: SiteData, docs_dir: Path, progress: Callable[[str], None] | None = None) -> Output:
     """Write every generated page, chart and file under ``docs_dir/generated`` (replacing it)."""
     site = Site(data)
     cat = data.catalog
     out = site.out
+    say = progress or (lambda _: None)
     out.add(write_features_index(site))
     for f in cat.features.values():
         out.add(write_feature(site, f))
     out.add(write_primitives_index(site))
     for fam in site.families():
         out.add(write_family(site, fam))
+    say(f"primitive pages ({len(cat.primitives)})")
     for p in cat.primitives.values():
         out.add(write_primitive(site, p))
-    for r in cat.realizations.values():
+    for i, r in enumerate(cat.realizations.values()):
+        if i % 10 == 0:
+            say(f"realization pages {i + 1}-{min(i + 10, len(cat.realizations))} of {len(cat.realizations)}")
         out.add(write_realization(site, r))
+    say(f"operator pages ({len(cat.operators)}), devices, basis, experiments")
     out.add(write_operators_index(site))
     for o in cat.operators.values():
         out.add(write_operator(site, o))
@@ -1378,6 +1437,7 @@ def generate_pages(data: SiteData, docs_dir: Path) -> Output:
         out.add(write_device(site, d))
     out.add(write_evidence_status(site))
     out.add(write_basis(site))
+    experiment_pages.add_pages(site, out.add)
     out.files[layout.HOME_SNIPPET] = write_home_snippet(site).encode("utf-8")
     out.files[layout.NAV_FILE] = yaml.safe_dump({"nav": nav(site)}, sort_keys=False, allow_unicode=True).encode("utf-8")
 
@@ -1429,6 +1489,7 @@ def record_pages(data: SiteData) -> dict[str, str]:
         out[f"family:{fam}"] = layout.family(fam)
     for d in devices(site):
         out[f"device:{d}"] = layout.device(d)
+    out.update(experiment_pages.pages(site))
     return out
 
 

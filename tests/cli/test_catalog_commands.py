@@ -26,7 +26,7 @@ def test_validate_json() -> None:
     result = epldb("--root", str(BASE), "validate", "--schema-only", "--json")
     payload = json.loads(result.stdout)
     assert result.returncode == 0 and payload["valid"] is True
-    assert payload["counts"] == {"features": 1, "primitives": 1, "realizations": 1, "operators": 1}
+    assert payload["counts"] == {"features": 1, "primitives": 1, "realizations": 1, "operators": 1, "experiments": 1}
 
 
 def test_list_filters_by_family_and_feature() -> None:

@@ -3,13 +3,14 @@ record text and invented evidence (written only inside a test's tmp dir, never i
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import shutil
 from pathlib import Path
 
 import yaml
+
+from epldb.evidence import COLUMNS, write_sealed
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -103,13 +104,11 @@ def make_synthetic(dst: Path) -> Path:
     _dump(cat / "realizations" / "row-sum" / "composed.yaml", {"id": data.pop("id"), **data})
     (dst / "kernels" / "operators" / "row-sum").mkdir(parents=True, exist_ok=True)
     shutil.copy2(REPO / "kernels" / source, dst / "kernels" / "operators" / "row-sum" / "composed.cu")
+    write_synthetic_experiment(dst)
     write_synthetic_evidence(dst)
     return dst
 
 
-COLUMNS = ["run", "subject", "kind", "params", "dtype", "shape", "status", "err_max_rel", "err_rel_l2",
-           "deterministic", "time_ms_median", "time_ms_p10", "time_ms_p90", "gbps", "frac_ceiling", "target",
-           "nvrtc", "source_hash", "detail"]
 
 DEVICE = "nvidia-h200"
 RUN = "20250101T010000Z-bench-synthetic"
@@ -164,10 +163,8 @@ def write_synthetic_evidence(root: Path) -> None:
                     {"block": 128, "items": 4, "dtype": "float32", "op": "sum"}, {"n": 1 << 20}, 9999.0,
                     source_hash="old"))
     for run in (RUN, VERIFY_RUN, OLD_RUN):
-        with open(folder / f"{run}.csv", "w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=COLUMNS)
-            w.writeheader()
-            w.writerows(r for r in rows if r["run"] == run)
+        write_sealed(folder / f"{run}.parquet",
+                     [{c: "" if r.get(c, "") == "" else str(r[c]) for c in COLUMNS} for r in rows if r["run"] == run])
         env = {"ceilings": {"copy": 4100.0, "read": ceiling}, "clocks": {"clocks.sm": "1980 MHz"},
                "compute_capability": "9.0", "driver": "580.00", "cuda_runtime_version": 13020, "cupy": "14.2.0",
                "git_commit": "0000000 <b>x</b>", "gpu": "NVIDIA H200 (synthetic)", "nvrtc": "13.0",
@@ -182,9 +179,35 @@ def read_synthetic_evidence(root: Path):
     'old' are stale."""
     import pandas as pd
 
-    frames = [pd.read_csv(p, dtype={"params": str, "shape": str, "dtype": str, "subject": str}, keep_default_na=False,
-                          na_values={c: [""] for c in COLUMNS if c not in ("params", "shape", "dtype", "subject")})
-              for p in sorted((root / "evidence").glob("*/*.csv"))]
+    frames = [pd.read_parquet(p) for p in sorted((root / "evidence").glob("*/*.parquet"))]
     df = pd.concat(frames, ignore_index=True)
     df["stale"] = df["source_hash"] == "old"
     return df
+
+
+EXPERIMENT = "0001-hostile-grain"
+EXPERIMENT_RUN = "20241215T000000Z-bench-experiment"
+
+
+def write_synthetic_experiment(root: Path) -> None:
+    """An experiment whose texts try to inject markup, concerning a realization and the operator,
+    with one run of kind experiment (sealed as Parquet, and its environment)."""
+    _dump(root / "catalog" / "experiments" / f"{EXPERIMENT}.yaml", {
+        "id": EXPERIMENT, "title": f"Hostile grain {HOSTILE}", "date": "2024-12-15",
+        "question": f"Does the block size matter? {HOSTILE}", "expectation": "Level, **bold** and `code`.",
+        "change": "Blocks of 512 <img src=x onerror=alert(4)>.",
+        "result": f"Level within 1%, as expected. {HOSTILE} Bench {EXPERIMENT_RUN}.",
+        "verdict": "rejected", "concerns": ["block-reduce/warp-shuffle", "row-sum"], "evidence": [EXPERIMENT_RUN]})
+    folder = root / "evidence" / DEVICE / "experiments"
+    folder.mkdir(parents=True, exist_ok=True)
+    # One timed row of a modified warp-shuffle kernel (its own source hash, so never the record's evidence).
+    row = {"run": EXPERIMENT_RUN, "subject": "block-reduce/warp-shuffle", "kind": "realization",
+           "params": json.dumps({"block": 512, "dtype": "float32", "items": 4, "op": "sum"}, sort_keys=True),
+           "dtype": "float32", "shape": json.dumps({"n": 1 << 20}), "status": "passed", "err_max_rel": "3e-07",
+           "err_rel_l2": "1e-07", "time_ms_median": "0.0015", "time_ms_p10": "0.00147", "time_ms_p90": "0.00155",
+           "gbps": "2796.2", "frac_ceiling": "0.65", "target": "sm_90a", "nvrtc": "13.0",
+           "source_hash": "experiment-modified", "detail": "SYNTHETIC TEST DATA"}
+    write_sealed(folder / f"{EXPERIMENT_RUN}.parquet", [{c: row.get(c, "") for c in COLUMNS}])
+    (folder / f"{EXPERIMENT_RUN}.env.json").write_text(json.dumps(
+        {"run": EXPERIMENT_RUN, "experiment": EXPERIMENT, "device_slug": DEVICE, "git_commit": "0000000 <b>x</b>"},
+        indent=2, sort_keys=True) + "\n")

@@ -146,7 +146,7 @@ def test_device_and_evidence_status_pages(synthetic_site) -> None:
     device = synthetic_site.html(synthetic_site.pages["device:nvidia-h200"])
     text = visible_text(device)
     assert "Measured ceilings" in text and "ceiling/read" in text and "4,300" in text
-    assert any(r.value.endswith(".csv") for r in parse(device).refs if r.tag == "a")
+    assert any(r.value.endswith(".parquet") for r in parse(device).refs if r.tag == "a")
     # Which board each run measured, and how its GPCs place clusters (the newest run's in full).
     assert "aba6f9c0 · 7 clusters of 16" in text and "aba6f9c0 · 8 clusters of 16" in text
     assert "2: 66 · 4: 33 · 8: 15 · 16:" in text
@@ -283,3 +283,69 @@ def test_operator_page_sets_each_shape_against_its_strongest_peer(repo_site) -> 
     # One row per (dtype, shape) the committed evidence holds, not one per peer.
     assert section.split("</table>", 1)[0].count("<tr>") == len(expected) + 1  # + the header row
     assert "torch-compile" in section.split("</table>", 1)[0]
+
+
+# --- latest runs and history (epldb.leads, epldb.site.history) ------------------------------------
+
+
+def _history_figures(html: Path) -> list[tuple[str, list[dict[str, str]]]]:
+    """(chart title, CSV rows) of each history chart on a page."""
+    out = []
+    for src, alt in re.findall(r'<img src="([^"]*-history\.svg)" alt="Chart: ([^"]*)"', html.read_text()):
+        with open((html.parent / src[: -len(".svg")]).with_suffix(".csv"), newline="") as fh:
+            out.append((alt, list(csv.DictReader(fh))))
+    return out
+
+
+def test_realization_page_shows_its_latest_runs_and_history(synthetic_site) -> None:
+    from site_fixtures import OLD_RUN, RUN, VERIFY_RUN
+
+    html = synthetic_site.html(synthetic_site.pages["realization:block-reduce/shared-tree"])
+    text = visible_text(html)
+    assert "Latest runs" in text and "History across runs" in text
+    assert f"Bench {RUN} at an unrecorded commit (copy ceiling 4100 GB/s)" in text
+    assert "among the block-reduce realizations" in text
+    assert f"Against {OLD_RUN}" not in text  # it timed another tile (block 128): no cell in common
+    shuffle = visible_text(synthetic_site.html(synthetic_site.pages["realization:block-reduce/warp-shuffle"]))
+    assert f"Verify {VERIFY_RUN} at an unrecorded commit: 16/16 fp32 checks passed" in shuffle
+    assert "fastest" in shuffle and "over shared-tree" in shuffle and "against cupy" in shuffle
+    figures = dict(_history_figures(html))
+    rows = figures["block-reduce/shared-tree on nvidia-h200: float32 · op=sum, across runs"]
+    # The old run's row of a changed kernel is history: plotted, marked stale, never the page's best.
+    assert {r["run"] for r in rows if r["kind"] == "stale"} == {OLD_RUN}
+    assert {(r["series"], r["run"]) for r in rows if r["kind"] == "realization" and r["run"] == OLD_RUN} == {("n=1Mi", OLD_RUN)}
+
+
+def test_a_bench_free_realization_has_no_latest_runs(bare_site) -> None:
+    text = visible_text(bare_site.html(bare_site.pages["realization:block-reduce/warp-shuffle"]))
+    assert "Latest runs" not in text and "History across runs" not in text
+
+
+def test_a_history_chart_plots_the_best_rate_of_each_run_from_the_evidence(repo_site) -> None:
+    """Each point is the best passing rate of the realization at that shape in that run, as
+    load_evidence has the rows; every run that timed the shape is on the x axis, the stale ones marked."""
+    from epldb.evidence import load_evidence
+    from epldb.site.data import shape_label
+
+    cat = repo_site.generated.data.catalog
+    ev = load_evidence(repo_site.root, cat)
+    timed = ev[(ev["kind"] == "realization") & (ev["status"] == "passed") & ev["gbps"].notna()]
+    if "run_kind" in timed.columns:
+        timed = timed[timed["run_kind"] != "experiment"]
+    runs = timed.groupby("subject")["run"].nunique()
+    rid = str(runs.idxmax())  # the realization with the most bench runs
+    mine = timed[timed["subject"] == rid]
+    figures = _history_figures(repo_site.html(repo_site.pages[f"realization:{rid}"]))
+    assert figures, f"{rid} has {runs[rid]} bench runs but no history chart"
+    assert max(len({r["run"] for r in rows}) for _, rows in figures) >= 2
+    for title, rows in figures:
+        dtype = title.split(": ", 1)[1].split(",", 1)[0].split(" · ")[0]
+        points = {(r["series"], r["run"]): float(r["gbps"]) for r in rows if r["kind"] == "realization"}
+        plotted = {series for series, _ in points}
+        best = mine[mine["dtype"] == dtype].groupby(["shape", "run"])["gbps"].max()
+        expected = {(shape_label(s), run): float(g) for (s, run), g in best.items() if shape_label(s) in plotted}
+        assert points.keys() == expected.keys(), title
+        assert all(points[k] == pytest.approx(expected[k], rel=1e-5) for k in points), title
+        stale = set(mine[(mine["dtype"] == dtype) & mine["stale"].astype(bool)
+                         & mine["shape"].map(shape_label).isin(plotted)]["run"])
+        assert {r["run"] for r in rows if r["kind"] == "stale"} == stale, title

@@ -1,0 +1,230 @@
+"""The experiments on the site: an index with each one's verdict, a page per experiment, and the list
+of experiments on every realization, primitive and operator page they concern.
+
+The page writers take the generation's ``Site`` through the small ``SiteLike`` protocol (the catalog,
+where a record's page is, the files to write), so this module does not import ``epldb.site.pages``,
+which calls it. Everything a record says is escaped: ids and titles by ``html``, prose fields by
+``prose`` (a safe subset of Markdown, never links or raw HTML).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any, Protocol
+
+from epldb.catalog import Catalog
+from epldb.lint.experiment_evidence import StoredRun, stored_runs
+from epldb.records import Experiment, Operator, Primitive, Realization, Record
+from epldb.site import layout
+from epldb.site.escape import html as esc
+from epldb.site.escape import prose, prose_inline
+from epldb.site.html import Page, badge, dash, table
+
+TITLE = "Experiments"
+FIELDS = (("Question", "question"), ("Expectation, written before the run", "expectation"),
+          ("Change", "change"), ("Result", "result"))
+
+
+class _Files(Protocol):
+    files: dict[str, bytes]
+
+
+class SiteLike(Protocol):
+    """What the experiment pages need of a generation (``epldb.site.pages.Site`` is one)."""
+
+    cat: Catalog
+    out: _Files
+
+    def page_of(self, record: Any) -> str: ...
+
+
+def first_sentence(text: str) -> str:
+    """The one-line answer a result opens with (its first sentence, cut at about 220 characters)."""
+    flat = " ".join(text.split())
+    cut = flat.find(". ")
+    if 0 <= cut <= 220:
+        return flat[: cut + 1]
+    return flat if len(flat) <= 220 else flat[:200].rsplit(" ", 1)[0] + " …"
+
+
+def _record(cat: Catalog, record_id: str) -> Record | None:
+    if "/" in record_id:
+        return cat.realizations.get(record_id)
+    return cat.primitives.get(record_id) or cat.operators.get(record_id)
+
+
+def _link_id(site: SiteLike, page: Page, record_id: str) -> str:
+    """A concerned record by id, linked to its page (plain and marked missing when it is not in the catalog)."""
+    record = _record(site.cat, record_id)
+    if record is None:
+        return f'<span class="epl-missing" title="not in the catalog">{esc(record_id)}</span>'
+    return f'<a href="{esc(page.href(site.page_of(record)))}"><code>{esc(record_id)}</code></a>'
+
+
+def _experiment_link(page: Page, e: Experiment, *, title: bool = True) -> str:
+    label = f"<code>{esc(e.id)}</code>" + (f" {esc(e.title)}" if title else "")
+    return f'<a href="{esc(page.href(layout.experiment(e.id)))}">{label}</a>'
+
+
+_CITATION = re.compile(r"\b([Ee]xperiments?(?:\s+|/))([0-9]{4}-[a-z0-9]+(?:-[a-z0-9]+)*)")
+
+
+def _linked(site: SiteLike, page: Page, safe_html: str) -> str:
+    """Escaped prose with each citation of an existing experiment (``experiment NNNN-slug``) made a
+    link to its page; the id is matched by a strict pattern and the link built here, so nothing the
+    record says becomes markup."""
+    def link(m: re.Match[str]) -> str:
+        eid = m.group(2)
+        if eid not in site.cat.experiments:
+            return m.group(0)
+        return f'{m.group(1)}<a href="{esc(page.href(layout.experiment(eid)))}">{eid}</a>'
+
+    return _CITATION.sub(link, safe_html)
+
+
+def _verdict(e: Experiment) -> str:
+    return badge(e.verdict)
+
+
+# --- the index and the pages --------------------------------------------------------------------
+
+
+def write_index(site: SiteLike) -> Page:
+    cat = site.cat
+    page = Page(layout.EXPERIMENTS_INDEX, TITLE)
+    counts = Counter(e.verdict for e in cat.experiments.values())
+    page.para("Each experiment put one question to the hardware: what was expected before the run, what was "
+              "changed (a kernel body, a header, a parameter space, a probe beside the catalog), what came back, "
+              "and what became of it: <em>adopted</em> (in the catalog now), <em>rejected</em> (measured and "
+              "not taken), or <em>open</em> (a finding that decides nothing yet). Their runs are evidence of kind "
+              "experiment, kept apart from the realizations' own. The scripts and patches stay in the history, "
+              "at the commit each result names.")
+    if not cat.experiments:
+        page.para("No experiment is recorded yet: one is a record <code>catalog/experiments/NNNN-slug.yaml</code>.",
+                  "epl-empty")
+        return page
+    page.raw(f'<div class="epl-summary"><p><strong>{len(cat.experiments)}</strong> experiments: '
+             f"{counts['adopted']} adopted, {counts['rejected']} rejected, {counts['open']} open.</p></div>")
+    rows = [[_experiment_link(page, e, title=False), esc(e.title), esc(e.date), _verdict(e),
+             ", ".join(_link_id(site, page, c) for c in e.concerns)]
+            for e in cat.experiments.values()]
+    page.raw(table(["experiment", "title", "date", "verdict", "concerns"], rows))
+    return page
+
+
+def _runs_table(site: SiteLike, page: Page, e: Experiment, stored: dict[str, StoredRun]) -> str:
+    rows = []
+    for run in e.evidence:
+        found = stored.get(run)
+        if found is None or found.data is None:
+            rows.append([f"<code>{esc(run)}</code>", dash(), dash(), dash(), '<span class="epl-none">not stored</span>'])
+            continue
+        files = _copy_run(site, found)
+        count = _row_count(found)
+        env = found.env or {}
+        commit = str(env.get("git_commit") or "")
+        dirty = " (uncommitted tree)" if env.get("git_dirty") else ""
+        links = " · ".join(f'<a href="{esc(layout.rel(page.path, dest))}">{esc(label)}</a>' for label, dest in files)
+        rows.append([f"<code>{esc(run)}</code>", esc(run.split("-")[1] if run.count("-") >= 2 else ""),
+                     str(count) if count is not None else dash(),
+                     (f"<code>{esc(commit[:12])}</code>{esc(dirty)}" if commit and commit != "unknown"
+                      else '<span class="epl-none">not recorded</span>'), links])
+    return table(["run", "kind", "rows", "tree measured", "files"], rows, numeric=[2],
+                 caption_html="Runs of kind experiment: modified copies of kernels or probes, never a realization's "
+                              "own evidence. Tree measured: the commit the run's environment records.")
+
+
+def _row_count(run: StoredRun) -> int | None:
+    """The rows of a sealed run, from its Parquet metadata (None when the file cannot be read)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    assert run.data is not None
+    try:
+        return int(pq.read_metadata(run.data).num_rows)
+    except (OSError, pa.ArrowException):
+        return None
+
+
+def _copy_run(site: SiteLike, run: StoredRun) -> list[tuple[str, str]]:
+    """Copy a run's files beside the experiment pages (the sealed Parquet file as it is stored, and
+    its environment); the (label, destination) of each."""
+    assert run.data is not None
+    base = layout.experiment_files()
+    out: list[tuple[str, str]] = []
+    dest = f"{base}/{layout.slug(run.run)}.parquet"
+    site.out.files[dest] = run.data.read_bytes()
+    out.append(("Parquet", dest))
+    if run.env_path is not None:
+        dest = f"{base}/{layout.slug(run.run)}.env.json"
+        site.out.files[dest] = run.env_path.read_bytes()
+        out.append(("environment", dest))
+    return out
+
+
+def write_experiment(site: SiteLike, e: Experiment, stored: dict[str, StoredRun]) -> Page:
+    page = Page(layout.experiment(e.id), e.title, crumbs=[(layout.EXPERIMENTS_INDEX, TITLE), (None, e.id)])
+    page.raw(f'<div class="epl-status">{_verdict(e)} <code>{esc(e.id)}</code> · begun {esc(e.date)} · concerns '
+             + ", ".join(_link_id(site, page, c) for c in e.concerns) + "</div>")
+    for heading, name in FIELDS:
+        page.heading(2, heading)
+        page.raw(f'<div class="epl-prose">{_linked(site, page, prose(getattr(e, name)))}</div>')
+    page.heading(2, "Evidence runs")
+    if e.evidence:
+        page.raw(_runs_table(site, page, e, stored))
+    else:
+        page.para("No run of this experiment is kept as evidence: its result names the runs and the commit whose "
+                  "history holds its raw output.", "epl-empty")
+    page.raw(f'<div class="epl-source"><p>Record: <code>{esc(e.file)}</code> · id <code>{esc(e.id)}</code></p></div>')
+    return page
+
+
+def add_pages(site: SiteLike, add: Any) -> None:
+    """Write the index and every experiment's page through ``add`` (``Output.add``)."""
+    stored = stored_runs(site.cat.root)
+    add(write_index(site))
+    for e in site.cat.experiments.values():
+        add(write_experiment(site, e, stored))
+
+
+def nav(site: SiteLike) -> list[Any]:
+    """The Experiments section of the nav (titles escaped: themes print nav titles unescaped)."""
+    return [layout.EXPERIMENTS_INDEX] + [{esc(e.id): layout.experiment(e.id)} for e in site.cat.experiments.values()]
+
+
+def pages(site: SiteLike) -> dict[str, str]:
+    """``experiment:<id>`` → its page, for ``record_pages``."""
+    return {f"experiment:{e.id}": layout.experiment(e.id) for e in site.cat.experiments.values()}
+
+
+# --- on the pages of the records they concern --------------------------------------------------
+
+
+def section(site: SiteLike, page: Page, record: Realization | Primitive | Operator) -> None:
+    """The experiments that concern ``record`` (for a primitive or operator, also those concerning one of
+    its realizations), each with its verdict and its result's first sentence; nothing when none does."""
+    whole = not isinstance(record, Realization)
+    found = site.cat.experiments_concerning(record.id, realizations=whole)
+    if not found:
+        return
+    page.heading(2, TITLE)
+    counts = Counter(e.verdict for e in found)
+    tally = ", ".join(f"{counts[v]} {v}" for v in ("adopted", "rejected", "open") if counts[v])
+    page.para(f"What was tried{' here and on its realizations' if whole else ''}, and what became of it ({tally}); "
+              f"{page.a(layout.EXPERIMENTS_INDEX, 'every experiment')}.")
+    header = ["experiment", "verdict", "why"]
+    rows = []
+    for e in found:
+        cells = [_experiment_link(page, e), _verdict(e), prose_inline(first_sentence(e.result))]
+        if whole:
+            named = [c for c in e.concerns if c == record.id or c.startswith(f"{record.id}/")]
+            cells.insert(2, ", ".join(_link_id(site, page, c) for c in named))
+        rows.append(cells)
+    if whole:
+        header.insert(2, "concerns")
+    page.raw(table(header, rows))
+
+
+__all__ = ["SiteLike", "add_pages", "first_sentence", "nav", "pages", "section", "write_experiment",
+           "write_index"]
