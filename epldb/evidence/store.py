@@ -29,10 +29,10 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from epldb.evidence.row import BOOLEAN, COLUMNS, KEY_COLUMNS, NUMERIC, Row, csv_line
 
@@ -44,13 +44,14 @@ JOURNAL = ".csv"
 EXPERIMENTS = "experiments"
 
 
-def write_json_atomic(path: Path, payload: Any) -> None:
+def _write_atomic(path: Path, write: Callable[[BinaryIO], None]) -> None:
+    """``write`` into a temporary file beside ``path``, fsynced, then renamed over it: a reader sees the
+    old file or the new one, never part of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(payload, f, indent=2, sort_keys=True, default=str)
-            f.write("\n")
+        with os.fdopen(fd, "wb") as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; evidence is for everyone to read
@@ -58,6 +59,11 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    text = json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n"
+    _write_atomic(path, lambda f: f.write(text.encode("utf-8")))
 
 
 # --- the sealed form ----------------------------------------------------------------------------------
@@ -98,22 +104,10 @@ def write_sealed(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 def write_parquet_atomic(path: Path, table: "pyarrow.Table") -> None:
-    """``table`` as zstd Parquet at ``path``: a temporary file beside it, fsynced, then renamed, so a
-    reader sees the old file or the new one, never part of one."""
+    """``table`` as zstd Parquet at ``path``, atomically."""
     import pyarrow.parquet as pq
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            pq.write_table(table, f, compression="zstd", compression_level=19)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; evidence is for everyone to read
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _write_atomic(path, lambda f: pq.write_table(table, f, compression="zstd", compression_level=19))
 
 
 def read_sealed(path: Path) -> list[dict[str, str]]:
