@@ -16,13 +16,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from epldb.evidence.store import device_of, run_files
+from epldb.evidence.store import EXPERIMENTS, device_of, run_files
+from epldb.evidence.table import kind_of_run
 from epldb.problems import Location, Problem
 
 RULE = "evidence-provenance"
 HOLES_FILE = "evidence/provenance-holes.yaml"
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
-_HEX = re.compile(r"[0-9a-f]{4,39}")
+_COMMIT = re.compile(r"[0-9a-f]{4,40}")  # a full sha, or an abbreviated one the history may resolve
 
 
 @dataclass
@@ -88,12 +89,10 @@ def run_provenance(root: Path) -> list[RunProvenance]:
             env = None
         rel = path.relative_to(root).as_posix()
         envs[rel] = env
-        parts = run.split("-")
-        runs.append(RunProvenance(device_of(path), run, rel, "experiment" if path.parent.name == "experiments" else
-                                  (parts[1] if len(parts) >= 3 else ""), pq.ParquetFile(path).metadata.num_rows, "",
+        runs.append(RunProvenance(device_of(path), run, rel, kind_of_run(run, path.parent.name == EXPERIMENTS),
+                                  pq.ParquetFile(path).metadata.num_rows, "",
                                   None if env is None else str(env.get("git_commit")), None if env is None else env.get("git_dirty")))
-    names = sorted({r.recorded_commit for r in runs if r.recorded_commit and _HEX.fullmatch(r.recorded_commit)
-                    or (r.recorded_commit and _FULL_SHA.fullmatch(r.recorded_commit))})
+    names = sorted({r.recorded_commit for r in runs if r.recorded_commit and _COMMIT.fullmatch(r.recorded_commit)})
     history = _history(root, names)
     for r in runs:
         env = envs[r.file]
@@ -101,7 +100,7 @@ def run_provenance(root: Path) -> list[RunProvenance]:
             r.holes.append("no environment file")
             continue
         c = r.recorded_commit or ""
-        if not (_FULL_SHA.fullmatch(c) or _HEX.fullmatch(c)):
+        if not _COMMIT.fullmatch(c):
             r.holes.append(f"commit not recorded ({json.dumps(c)})")
         elif history is None:
             r.commit = c

@@ -67,14 +67,6 @@ RULES: tuple[Rule, ...] = tuple(
     )
 ) + (_rule(launch_plan, at_load=False),)
 
-def evidence_rules() -> tuple[Rule, ...]:
-    """Rules that read evidence/ (pandas, content hashes): ``epldb validate`` runs them, a plain
-    ``load()`` does not, so loading stays fast and free of pandas."""
-    from epldb.lint import evidence_fresh, evidence_provenance
-
-    return (_rule(evidence_fresh), _rule(evidence_provenance))
-
-
 def run_rules(catalog: "Catalog", *, deep: bool = False) -> list[Problem]:
     """The problems of the rules a load runs, or with ``deep`` only the rules it leaves out."""
     problems: list[Problem] = []
