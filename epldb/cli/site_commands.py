@@ -37,7 +37,7 @@ def site(args: argparse.Namespace) -> int:
         print(f"epldb site: the catalog has {len(errors)} error(s) (run `epldb validate`); building anyway, "
               "unresolved references are shown as missing", file=sys.stderr)
     if not args.generate_only:
-        missing = [m for m in ("mkdocs", "material", "matplotlib") if importlib.util.find_spec(m) is None]
+        missing = [m for m in ("mkdocs", "material") if importlib.util.find_spec(m) is None]
         if missing:
             print(f"epldb site: {', '.join(missing)} not installed; install the site extras: "
                   "python3 -m pip install -e '.[site]'", file=sys.stderr)

@@ -5,12 +5,10 @@ In every text value of every record and in every kernel source (``kernels/**/*.c
 broken over lines or comment markers) names a record under catalog/experiments/, and a bare
 ``experiment NNNN`` is written with its full id. The explorations/ folders became experiments (each
 id keeps its folder's slug), so a path ``explorations/...`` is an error that names the experiment to
-cite; a path at a commit, ``<commit>:explorations/<folder>/``, is history and stays allowed.
-
-In a kernel source such a path is a warning, not an error: every byte of a kernel file is in the
-content hash of every realization that includes it, so rewriting the comment needs the compile facts
-of the new sources recorded (``epldb compile --record``, a whole compile of those realizations) to
-show that their machine code, and so their evidence, is unchanged (epldb.evidence.freshness)."""
+cite; a path at a commit, ``<commit>:explorations/<folder>/``, is history and stays allowed. In a
+kernel source the message adds that the facts of the new source need recording (every byte of a
+kernel file is in the content hash of every realization that includes it): ``epldb compile
+--record`` shows their machine code, and so their evidence, unchanged (epldb.evidence.freshness)."""
 
 from __future__ import annotations
 
@@ -153,10 +151,7 @@ def _kernel_problems(catalog: "Catalog", known: _Known) -> Iterator[Problem]:
         text = data.decode("utf-8", errors="replace")
         rel = path.relative_to(catalog.root).as_posix()
         for offset, _, cited, message in _findings(text, known):
-            if cited:
-                yield Problem(_location(rel, text, offset), message, RULE)
-            else:
-                yield Problem(_location(rel, text, offset), message + _IN_KERNEL, RULE, severity="warning")
+            yield Problem(_location(rel, text, offset), message if cited else message + _IN_KERNEL, RULE)
 
 
 def check(catalog: "Catalog") -> Iterator[Problem]:

@@ -21,6 +21,10 @@ from epldb.records import point_text
 if TYPE_CHECKING:
     import pandas as pd
 
+#: Text columns of the normalized evidence held as categories (see ``normalize_evidence``).
+CATEGORICAL = ("run", "subject", "kind", "dtype", "shape", "device", "utc", "status", "target", "primitive",
+               "variant", "knobs_label", "params_label", "shape_label", "subject_label")
+
 #: Statuses of a verification that passed (the runner writes one of these).
 PASSING = {"pass", "passed", "ok"}
 
@@ -228,23 +232,30 @@ def knobs_label(params: object, problem: object = None) -> str:
     return " ".join(f"{k}={v}" for k, v in keep)
 
 
-def _problems(df: "pd.DataFrame", catalog: Catalog) -> list[dict[str, Any] | None]:
-    """Per row, the parameters that define its problem: its contract's peer_params for a
-    realization row whose realization and contract are known, else None (all of them)."""
+def _problem_labels(df: "pd.DataFrame", catalog: Catalog) -> tuple[list[str], list[str]]:
+    """Per row, its problem variant and tuning knobs (:func:`variant_of`, :func:`knobs_label`). The
+    parameters that define a row's problem are its contract's peer_params for a realization row whose
+    realization and contract are known, else all of them. Computed once per (subject, params)."""
     from epldb.contracts import get_contract
 
     contracts: dict[str, Any] = {}
-    out: list[dict[str, Any] | None] = []
+    memo: dict[tuple[str, str], tuple[str, str]] = {}
+    variants: list[str] = []
+    knobs: list[str] = []
     for kind, subject, params in zip(df["kind"], df["subject"], df["params"]):
         r = catalog.realizations.get(subject) if kind == "realization" else None
-        if r is None:
-            out.append(None)
-            continue
-        if subject not in contracts:
-            contracts[subject] = get_contract(catalog.contract_name_of(r))
-        contract = contracts[subject]
-        out.append(contract.peer_params(params_dict(params)) if contract is not None else None)
-    return out
+        key = (subject if r is not None else "", params if isinstance(params, str) else repr(params))
+        if key not in memo:
+            problem = None
+            if r is not None:
+                if subject not in contracts:
+                    contracts[subject] = get_contract(catalog.contract_name_of(r))
+                contract = contracts[subject]
+                problem = contract.peer_params(params_dict(params)) if contract is not None else None
+            memo[key] = (variant_of(params, problem), knobs_label(params, problem))
+        variants.append(memo[key][0])
+        knobs.append(memo[key][1])
+    return variants, knobs
 
 
 def params_dict(params: object) -> dict[str, Any]:
@@ -264,12 +275,13 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
     passed, fresh. Missing optional columns are added empty so every page can rely on them."""
     import pandas as pd
 
-    # The pages select rows thousands of times and iterate cells: the typed shape and parameter columns
-    # of the tidy table are not needed here, and plain object columns iterate several times faster
-    # than Arrow-backed ones.
+    # The pages select rows thousands of times and iterate cells: the typed shape and parameter
+    # columns of the tidy table are not needed here; text columns become plain Python objects (pandas
+    # 3 would keep them Arrow-backed, whose take and iteration cost several times more); and the
+    # frame's attrs are dropped, since pandas deep-copies them into every selection.
     typed = [*frame.attrs.get("SHAPE_FIELDS", []), *frame.attrs.get("PARAM_FIELDS", [])]
     df = frame.drop(columns=[c for c in typed if c in frame.columns])
-    df = df.astype({c: object for c in df.columns if not pd.api.types.is_float_dtype(df[c]) and c != "stale"})
+    df.attrs = {}
     for col in ("run", "subject", "kind", "params", "dtype", "shape", "status", "err_max_rel", "err_rel_l2",
                 "deterministic", "time_ms_median", "time_ms_p10", "time_ms_p90", "gbps", "frac_ceiling",
                 "target", "nvrtc", "source_hash", "detail"):
@@ -278,32 +290,58 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
     if "stale" not in df.columns:
         df["stale"] = False
     df["stale"] = df["stale"].fillna(False).astype(bool)
-    df["run"] = df["run"].astype(str)
-    df["subject"] = df["subject"].astype(str)
-    df["kind"] = df["kind"].fillna("realization").astype(str)
-    df["shape"] = df["shape"].astype(str)
-    df["dtype"] = df["dtype"].fillna("").astype(str)
+    for col, empty in (("run", ""), ("subject", ""), ("kind", "realization"), ("shape", ""), ("dtype", "")):
+        df[col] = _text(df[col], empty)
     if "device" not in df.columns:
         df["device"] = [runs[r].device if r in runs else "unknown-device" for r in df["run"]]
-    df["device"] = df["device"].fillna("unknown-device").astype(str)
-    df["utc"] = [runs[r].utc if r in runs else "" for r in df["run"]]
-    df["elements"] = [shape_elements(s) for s in df["shape"]]
-    df["params_label"] = [params_label(p) for p in df["params"]]
-    problems = _problems(df, catalog)
-    df["variant"] = [variant_of(p, q) for p, q in zip(df["params"], problems)]
-    df["knobs_label"] = [knobs_label(p, q) for p, q in zip(df["params"], problems)]
-    df["shape_label"] = [shape_label(s) for s in df["shape"]]
+    df["device"] = _text(df["device"], "unknown-device")
     for col in ("gbps", "frac_ceiling", "err_max_rel", "err_rel_l2", "time_ms_median", "time_ms_p10",
                 "time_ms_p90"):
-        df[col] = pd.to_numeric(df[col], errors="coerce")
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
+    df = df.astype({c: object for c in df.columns
+                    if not pd.api.types.is_float_dtype(df[c]) and c != "stale"})
+    utc = {r: info.utc for r, info in runs.items()}
+    df["utc"] = [utc.get(r, "") for r in df["run"]]
+    df["elements"] = _per_value(df["shape"], shape_elements)
+    df["shape_label"] = _per_value(df["shape"], shape_label)
+    df["params_label"] = _per_value(df["params"], params_label)
+    df["variant"], df["knobs_label"] = _problem_labels(df, catalog)
     ceiling = df["gbps"] / df["frac_ceiling"]
     df["ceiling_gbps"] = ceiling.where((df["frac_ceiling"] > 0) & df["gbps"].notna())
-    df["passed"] = [str(s).strip().lower() in PASSING for s in df["status"]]
+    df["passed"] = _per_value(df["status"], lambda s: str(s).strip().lower() in PASSING)
     df["fresh"] = ~df["stale"]
-    df["primitive"] = _row_primitives(df, catalog)
+    df["primitive"] = pd.Series(_row_primitives(df, catalog), index=df.index, dtype=object)
     df["subject_label"] = [_subject_label(s, k) for s, k in zip(df["subject"], df["kind"])]
     df["timed"] = df["gbps"].notna()
+    df["passed"] = df["passed"].astype(bool)
+    df["elements"] = df["elements"].astype("int64")
+    # Few distinct values over many rows: as categories, the thousands of selections the pages make
+    # compare integer codes instead of Python strings (ordered as the strings are).
+    df = df.astype({c: pd.CategoricalDtype(sorted(set(df[c])), ordered=True) for c in CATEGORICAL})
     return df.sort_values(["utc", "run"], kind="stable").reset_index(drop=True)
+
+
+def _text(column: "pd.Series", empty: str) -> "pd.Series":
+    """A text column as plain Python strings, missing cells as ``empty``."""
+    import pandas as pd
+
+    out = column.astype(object).where(column.notna(), empty)
+    if not pd.api.types.is_string_dtype(column.dtype) or column.dtype == object:
+        out = out.map(str).astype(object)
+    return out
+
+
+def _per_value(column: "pd.Series", fn: Callable[[Any], Any]) -> list[Any]:
+    """``fn`` of each cell, computed once per distinct value (evidence repeats a few thousand values
+    over 150k rows)."""
+    memo: dict[Any, Any] = {}
+    out = []
+    for v in column:
+        key = v if isinstance(v, str) else repr(v)
+        if key not in memo:
+            memo[key] = fn(v)
+        out.append(memo[key])
+    return out
 
 
 def _subject_label(subject: str, kind: str) -> str:
@@ -336,11 +374,15 @@ def _row_primitives(df: "pd.DataFrame", catalog: Catalog) -> list[str]:
         if kind == "realization" and "/" in subject:
             per_run.setdefault(run, set()).add(subject.split("/", 1)[0])
     out: list[str] = []
+    parsed: dict[str, dict[str, Any]] = {}
     for run, kind, subject, params in zip(df["run"], df["kind"], df["subject"], df["params"]):
         if kind == "realization":
             out.append(subject.split("/", 1)[0])
             continue
-        named = params_dict(params)
+        key = params if isinstance(params, str) else repr(params)
+        if key not in parsed:
+            parsed[key] = params_dict(params)
+        named = parsed[key]
         prefix = subject.split("/", 1)[0] if "/" in subject else ""
         if isinstance(named.get("primitive"), str):
             out.append(named["primitive"])

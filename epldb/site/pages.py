@@ -8,7 +8,6 @@ raw HTML blocks, fenced code and a nav YAML, so the rendering engine can change.
 
 from __future__ import annotations
 
-import os
 import posixpath
 import shutil
 from collections.abc import Callable
@@ -42,7 +41,8 @@ FAMILY_TITLES = {
 }
 FAMILY_ORDER = list(FAMILY_TITLES)
 NO_EVIDENCE = "No evidence yet"
-MAX_ROWS_SHOWN = 300  # evidence rows listed on a realization page; the CSVs hold them all
+MAX_ROWS_SHOWN = 60  # evidence rows listed on a realization page; the run files hold them all
+POINTS_SHOWN = 24  # parameter points listed at the largest shape; a CSV beside the page holds them all
 # The chart legend of each ceiling's size-matched reference (epldb/bench.py: AT_SIZE).
 AT_SIZE_LABELS = {"read": "read kernel at this size", "copy": "copy at this size"}
 
@@ -72,6 +72,7 @@ class Site:
         self._rows_p: dict[str, Any] = {}
         self._peers: dict[str, list[str]] = {}
         self._ceilings: dict[str, list[tuple[str, float]]] = {}
+        self._references: dict[tuple[str, str], Any] = {}
 
     # --- where records live ----------------------------------------------------------------
 
@@ -166,6 +167,13 @@ class Site:
         peers = self._peers[primitive_id]
         return peers.index(label) if label in peers else None
 
+    def size_references(self, device: str, ceiling: str) -> "pd.DataFrame | None":
+        """V.size_references of the evidence, once per device and ceiling (a scan of every row)."""
+        key = (device, ceiling)
+        if key not in self._references:
+            self._references[key] = V.size_references(self.ev, device, ceiling) if self.ev is not None else None
+        return self._references[key]
+
     def named_ceilings(self, device: str) -> list[tuple[str, float]]:
         """V.named_ceilings of the evidence, once per device (a scan of every row)."""
         if device not in self._ceilings:
@@ -186,6 +194,20 @@ class Site:
 
     def builds_of(self, r: Realization) -> dict[str, Any]:
         return {t: self.data.build(r.id, t) for t in r.targets}
+
+    def data_file(self, page: Page, stem: str, header: list[str], rows: list[list[object]]) -> str:
+        """Write a table as ``data/<stem>.csv`` beside ``page``; return a link to it. Long tables go
+        there instead of into the page: every row stays one click away, and the page stays light."""
+        import csv
+        import io
+
+        path = posixpath.join(posixpath.dirname(page.path), "data", f"{layout.slug(stem)}.csv")
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        self.out.files[path] = buf.getvalue().encode("utf-8")
+        return f'<a href="{esc(layout.rel(page.path, path))}">{esc(posixpath.basename(path))}</a>'
 
     # --- charts ------------------------------------------------------------------------------
 
@@ -239,11 +261,14 @@ def _gbps_pct(row: "pd.Series | None") -> str:
     return f"{gbps(row['gbps'])} <small>{pct(row['frac_ceiling'])}</small>"
 
 
-def _best_at(best: "pd.DataFrame", subject: str, shape: str) -> "pd.Series | None":
-    at = best[(best["subject"] == subject) & (best["shape"] == shape)]
-    if at.empty:
-        return None
-    return at.loc[at["gbps"].idxmax()]
+def _best_by_shape(best: "pd.DataFrame", subject: str) -> dict[str, "pd.Series"]:
+    """Shape → the row of ``subject`` with the highest GB/s there (the first of equals)."""
+    own = best[best["subject"] == subject]
+    top: dict[str, tuple[float, int]] = {}
+    for i, (shape, g) in enumerate(zip(own["shape"], own["gbps"])):
+        if shape not in top or g > top[shape][0]:
+            top[shape] = (g, i)
+    return {shape: own.iloc[i] for shape, (_, i) in top.items()}
 
 
 def _shape_labels(rows: "pd.DataFrame") -> dict[str, str]:
@@ -267,17 +292,14 @@ def _comparison_chart(site: Site, page: Page, rows: "pd.DataFrame", device: str,
             label = (subjects or {}).get(subject, own)
             colour = site.colour_of(str(b["primitive"].iloc[0]), kind, subject if kind == "realization" else label)
             series.append(Series(label, kind, {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])}, colour))
-    ceiling = {}
-    for s in shapes:
-        c = V.ceiling_at(rows, device, problem[0], s)
-        if c is not None:
-            ceiling[labels[s]] = c
-    ev = site.ev
+    ceilings = V.Ceilings(rows)
+    ceiling = {labels[s]: c for s in shapes if (c := ceilings.at(device, problem[0], s)) is not None}
     # The size-matched reference of the ceiling the contract is judged by: a read kernel is no
     # reference for a read-and-write contract, nor a copy for a reduction.
     judged_by = next((n for c in ceiling.values() if (n := site.ceiling_name(device, c)) in ("read", "copy")), None)
-    reference = ({labels[s]: r for s in shapes if (r := V.at_size(pr, ev, device, s, judged_by)) is not None}
-                 if judged_by is not None else {})
+    refs = site.size_references(device, judged_by) if judged_by is not None else None
+    reference = ({labels[s]: r for s in shapes if (r := V.at_size_of(pr, refs, device, s)) is not None}
+                 if refs is not None else {})
     chart = Chart(title=title, shapes=[labels[s] for s in shapes], series=series, ceiling=ceiling,
                   ceiling_label=site.ceiling_label(device, ceiling), reference=reference,
                   reference_label=AT_SIZE_LABELS.get(judged_by or "read", ""))
@@ -518,7 +540,8 @@ def _comparison_table(site: Site, page: Page, p: Primitive | Operator, realizati
         cells.append("<br>".join(lines))
         own = latest[latest["subject"] == r.id] if latest is not None else None
         if best is not None:
-            cells += [_gbps_pct(_best_at(best, r.id, s)) for s in ref_shapes]
+            at = _best_by_shape(best, r.id)
+            cells += [_gbps_pct(at.get(s)) for s in ref_shapes]
         all_own = site.rows_of_realization(r.id)
         if own is None or own.empty:
             note = NO_EVIDENCE if all_own is None else "stale only"
@@ -531,7 +554,8 @@ def _comparison_table(site: Site, page: Page, p: Primitive | Operator, realizati
             own = latest[latest["subject"] == peer]
             label = str(own["subject_label"].iloc[0]) if not own.empty else peer
             cells = [f"<em>{esc(label)}</em> <small>(peer)</small>", dash(), dash()]
-            cells += [_gbps_pct(_best_at(best, peer, s)) for s in ref_shapes]
+            at = _best_by_shape(best, peer)
+            cells += [_gbps_pct(at.get(s)) for s in ref_shapes]
             cells += [_err_cell(own), _det_cell(own), _fresh_cell(own)]
             body.append(cells)
     caption = measured_caption or (f"{NO_EVIDENCE} for this {kind}: the measured columns appear once "
@@ -595,7 +619,7 @@ def write_realization(site: Site, r: Realization) -> Page:
 
     builds = site.builds_of(r)
     page.heading(2, "Resources per target")
-    page.raw(_resources(r, builds))
+    page.raw(_resources(site, page, r, builds))
     page.heading(2, "Machine code: claims and SASS facts")
     page.raw(_claims(r, builds))
     _sass_facts(page, r, builds)
@@ -741,7 +765,7 @@ def _local_includes(include_dir: Path, source: str, here: Path, seen: set[str] |
     return out
 
 
-def _resources(r: Realization, builds: dict[str, Any]) -> str:
+def _resources(site: Site, page: Page, r: Realization, builds: dict[str, Any]) -> str:
     rows = []
     for t in r.targets:
         s = static.summarize(t, builds.get(t))
@@ -759,15 +783,15 @@ def _resources(r: Realization, builds: dict[str, Any]) -> str:
     detail_rows = []
     for t in r.targets:
         for e in static.entries_of(builds.get(t)) if static.is_build(builds.get(t)) else []:
-            detail_rows.append([f"<code>{esc(t)}</code>", f"<code>{esc(e.entry)}</code>", esc(static.point_label(e.point)),
-                                str(e.registers), str(e.static_shared_bytes), str(e.stack_bytes),
-                                f"{e.spill_store_bytes}/{e.spill_load_bytes}", str(e.barriers),
-                                *(str(e.sass.get(op, 0)) if e.sass else "?" for op in static.KEY_OPCODES)])
+            detail_rows.append([t, e.entry, static.point_label(e.point), e.registers, e.static_shared_bytes,
+                                e.stack_bytes, e.spill_store_bytes, e.spill_load_bytes, e.barriers,
+                                *(e.sass.get(op, 0) if e.sass else "" for op in static.KEY_OPCODES)])
     if detail_rows:
-        out += (f"<details class=\"epl-details\"><summary>Every build ({len(detail_rows)})</summary>"
-                + table(["target", "entry", "point", "regs", "smem", "stack", "spill st/ld", "bar",
-                         *static.KEY_OPCODES], detail_rows, numeric=list(range(3, 8 + len(static.KEY_OPCODES))))
-                + "</details>")
+        link = site.data_file(page, f"{r.name}-builds", ["target", "entry", "point", "registers", "static_smem_bytes",
+                                                         "stack_bytes", "spill_store_bytes", "spill_load_bytes",
+                                                         "barriers", *static.KEY_OPCODES], detail_rows)
+        out += (f"<p>Every build ({len(detail_rows)}: target × entry × parameter point, with the key SASS "
+                f"opcode counts): {link}.</p>")
     problems = []
     for t in r.targets:
         b = builds.get(t)
@@ -824,6 +848,7 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
               f"{passed} passing. Runs: "
               + ", ".join(f"<code>{esc(x)}</code>" for x in sorted(set(rows["run"]))) + ".")
     order = site.order(r.subject)
+    ceilings = V.Ceilings(context)
 
     page.heading(3, "Verification")
     page.raw(_verification_table(latest, order))
@@ -853,30 +878,34 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
                     plabel = str(b["subject_label"].iloc[0])
                     series.append(Series(plabel, "peer", {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])},
                                          site.colour_of(r.subject, "peer", plabel)))
-            ceiling = {labels[s]: c for s in shapes if (c := V.ceiling_at(context, device, problem[0], s))}
+            ceiling = {labels[s]: c for s in shapes if (c := ceilings.at(device, problem[0], s))}
             label = V.problem_label(problem) or "all"
             title = f"{r.id} on {device}: {label}" + (" (stale)" if stale_only else "")
             page.heading(4, f"{device}: {label}")
             page.raw(site.chart(page, f"{r.name}-{device}-{'-'.join(problem)}",
                                 Chart(title=title, shapes=[labels[s] for s in shapes], series=series, ceiling=ceiling,
                                       ceiling_label=site.ceiling_label(device, ceiling))))
-            best = V.best_per_shape(scope)
+            best_at = _best_by_shape(V.best_per_shape(scope), r.id)
             page.raw(table(["shape", "best point", "GB/s", "% ceiling", "median ms (p10–p90)", "points timed",
                             "target", "status"],
                            [[esc(labels[s]), esc(b["knobs_label"]), gbps(b["gbps"]), pct(b["frac_ceiling"]),
                              f"{ms(b['time_ms_median'])} <small>({ms(b['time_ms_p10'])}–{ms(b['time_ms_p90'])})</small>",
                              str(int((scope["shape"] == s).sum())), esc(b["target"]), badge(str(b["status"]))]
-                            for s in shapes for b in [(_best_at(best, r.id, s))] if b is not None],
+                            for s in shapes for b in [best_at.get(s)] if b is not None],
                            numeric=[2, 3, 4, 5]))
             at = scope[scope["shape"] == largest].sort_values("gbps", ascending=False, kind="stable")
+            points = list(zip(at["knobs_label"], at["gbps"], at["frac_ceiling"], at["time_ms_median"],
+                              at["time_ms_p10"], at["time_ms_p90"], at["status"]))
+            listed = table(["point", "GB/s", "% ceiling", "median ms (p10–p90)", "status"],
+                           [[esc(k), gbps(g), pct(f), f"{ms(m)} <small>({ms(lo)}–{ms(hi)})</small>", badge(str(st))]
+                            for k, g, f, m, lo, hi, st in points[:POINTS_SHOWN]], numeric=[1, 2, 3])
+            if len(points) > POINTS_SHOWN:
+                link = site.data_file(page, f"{r.name}-{device}-{'-'.join(problem)}-points",
+                                      ["point", "gbps", "frac_ceiling", "time_ms_median", "time_ms_p10",
+                                       "time_ms_p90", "status"], [list(p) for p in points])
+                listed += f"<p>The fastest {POINTS_SHOWN} of {len(points)}; all of them: {link}.</p>"
             page.raw(f'<details class="epl-details"><summary>Every parameter point at {esc(labels[largest])} '
-                     f"({len(at)})</summary>"
-                     + table(["point", "GB/s", "% ceiling", "median ms (p10–p90)", "status"],
-                             [[esc(k), gbps(g), pct(f), f"{ms(m)} <small>({ms(lo)}–{ms(hi)})</small>", badge(str(st))]
-                              for k, g, f, m, lo, hi, st in zip(at["knobs_label"], at["gbps"], at["frac_ceiling"],
-                                                                at["time_ms_median"], at["time_ms_p10"],
-                                                                at["time_ms_p90"], at["status"])],
-                             numeric=[1, 2, 3]) + "</details>")
+                     f"({len(at)})</summary>" + listed + "</details>")
     shown = rows.iloc[::-1].head(MAX_ROWS_SHOWN)  # newest first
     all_rows = [[page.a(layout.device(d), d), esc(run), esc(str(utc)[:19]), esc(t), esc(dt), esc(sl), esc(pl),
                  badge(str(st)), sci(e1), sci(e2), esc(det), ms(m), gbps(g), pct(fc),
@@ -1448,28 +1477,9 @@ def generate_pages(data: SiteData, docs_dir: Path, progress: Callable[[str], Non
         _write(docs_dir / path, page.render().encode("utf-8"))
     for path, blob in out.files.items():
         _write(docs_dir / path, blob)
-    _write_charts([(chart, docs_dir / svg, docs_dir / csv_path) for chart, svg, csv_path in site.pending_charts])
+    for chart, svg, csv_path in site.pending_charts:
+        write_chart(chart, docs_dir / svg, docs_dir / csv_path)
     return out
-
-
-def _write_charts(jobs: list[tuple[Chart, Path, Path]]) -> None:
-    """Render the charts, on every core when there are many (the output does not depend on it)."""
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or len(jobs) < 24:
-        for job in jobs:
-            write_chart(*job)
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # 'spawn' keeps workers free of the parent's state (and of fork-after-threads hazards).
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for _ in pool.map(_write_chart_job, jobs, chunksize=max(1, len(jobs) // (4 * workers))):
-            pass
-
-
-def _write_chart_job(job: tuple[Chart, Path, Path]) -> None:
-    write_chart(*job)
 
 
 def _write(path: Path, blob: bytes) -> None:

@@ -110,14 +110,24 @@ def ceiling_at(rows: "pd.DataFrame", device: str, dtype: str, shape: str) -> flo
     """The bandwidth ceiling that applies at one point: the one the rows' own fraction of the
     ceiling implies (gbps / frac_ceiling, which names the right ceiling for the contract), else
     the highest ceiling row measured at that shape."""
-    at = rows[(rows["device"] == device) & (rows["shape"] == shape)]
-    implied = at[(at["dtype"] == dtype) & (at["kind"] != "ceiling")]["ceiling_gbps"].dropna()
-    if not implied.empty:
-        return float(implied.median())
-    ceil_rows = at[(at["kind"] == "ceiling") & at["gbps"].notna()]
-    if not ceil_rows.empty:
-        return float(ceil_rows["gbps"].max())
-    return None
+    return Ceilings(rows).at(device, dtype, shape)
+
+
+class Ceilings:
+    """:func:`ceiling_at` for every point of ``rows`` at once (two group-bys), for pages that ask at
+    many shapes."""
+
+    def __init__(self, rows: "pd.DataFrame") -> None:
+        measured = rows[(rows["kind"] != "ceiling") & rows["ceiling_gbps"].notna()]
+        implied = measured.groupby(["device", "dtype", "shape"], observed=True)["ceiling_gbps"].median()
+        self._implied = {tuple(str(x) for x in k): float(v) for k, v in implied.items()}
+        ceil = rows[(rows["kind"] == "ceiling") & rows["gbps"].notna()]
+        highest = ceil.groupby(["device", "shape"], observed=True)["gbps"].max()
+        self._measured = {tuple(str(x) for x in k): float(v) for k, v in highest.items()}
+
+    def at(self, device: str, dtype: str, shape: str) -> float | None:
+        implied = self._implied.get((device, dtype, shape))
+        return implied if implied is not None else self._measured.get((device, shape))
 
 
 def at_size(rows: "pd.DataFrame", evidence: "pd.DataFrame", device: str, shape: str, ceiling: str) -> float | None:
@@ -128,10 +138,19 @@ def at_size(rows: "pd.DataFrame", evidence: "pd.DataFrame", device: str, shape: 
     device ceiling measured at 1-2 GiB. Matched by bytes: a timed row's bytes moved are its GB/s
     times its median time, equal to the reference's (rounded down to 16 bytes, each half for the
     copy) up to the six significant digits the evidence keeps in each factor (within 1e-5)."""
+    return at_size_of(rows, size_references(evidence, device, ceiling), device, shape)
+
+
+def size_references(evidence: "pd.DataFrame", device: str, ceiling: str) -> "pd.DataFrame":
+    """The rows of ``ceiling``'s size-matched reference on ``device``, for :func:`at_size_of`."""
+    return evidence[(evidence["device"] == device) & (evidence["subject"] == f"ceiling/{ceiling}-at-size")
+                    & evidence["gbps"].notna()]
+
+
+def at_size_of(rows: "pd.DataFrame", refs: "pd.DataFrame", device: str, shape: str) -> float | None:
+    """:func:`at_size` with the reference rows selected once (:func:`size_references`)."""
     at = rows[(rows["device"] == device) & (rows["shape"] == shape) & (rows["kind"] != "ceiling")
               & rows["gbps"].notna() & rows["time_ms_median"].notna()]
-    refs = evidence[(evidence["device"] == device) & (evidence["subject"] == f"ceiling/{ceiling}-at-size")
-                    & evidence["gbps"].notna()]
     if at.empty or refs.empty:
         return None
     for run in sorted(set(at["run"]) & set(refs["run"]), reverse=True):

@@ -15,7 +15,6 @@ from site_fixtures import copy_repository, make_synthetic, read_synthetic_eviden
 
 pytest.importorskip("mkdocs", reason="the site extras are not installed (pip install -e '.[site]')")
 pytest.importorskip("material", reason="the site extras are not installed (pip install -e '.[site]')")
-pytest.importorskip("matplotlib", reason="the site extras are not installed (pip install -e '.[site]')")
 
 
 @dataclass
