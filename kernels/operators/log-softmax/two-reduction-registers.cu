@@ -18,7 +18,7 @@
 
 // The vector entry asks for 1024 threads an SM (64 registers): it fits them without a spill at every
 // point, and at 32 items that is 4 blocks of 256 an SM instead of 3 (log-softmax: 76-79 -> 64
-// registers; explorations/20261206-commutative-butterfly). The element entry keeps 512: at 64
+// registers; experiment 0020-commutative-butterfly). The element entry keeps 512: at 64
 // registers it would spill 20-48 bytes at most 32-item points.
 template <int G, int ITEMS, int BATCH, int MIN_BLOCK, typename T, epl::RowPath PATH>
 __global__ void __launch_bounds__(epl::row_block_threads(G, MIN_BLOCK), epl::row_min_blocks(epl::row_block_threads(G, MIN_BLOCK), PATH == epl::kVectorPath ? 1024 : 512))

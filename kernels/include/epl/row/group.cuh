@@ -120,7 +120,7 @@ class RowLanes {
 // (st.async ... complete_tx), not through cluster.sync(): on sm_90a each cluster.sync() compiles to
 // MEMBAR.ALL.GPU (a wait until every store the block has outstanding, its row's output among them,
 // is visible GPU-wide), an arrive, a wait and CCTL.IVALL (an L1 invalidation), and an exchange took
-// two. Here a block waits only for the CLUSTER states it needs (explorations/20261202-cluster-exchange:
+// two. Here a block waits only for the CLUSTER states it needs (experiment 0013-cluster-exchange:
 // +8-28% at fp32 64 Ki and 256 Ki columns). The one cluster barrier left orders every peer's
 // mbarrier initialization before the first store into it: arrived at construction (relaxed, no
 // fence), waited by join().

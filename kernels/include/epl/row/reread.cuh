@@ -103,7 +103,7 @@ struct LayerNormWelford {
 // with its division, and the variance is summed about the exact mean, not about a pivot. Only for a
 // segment that rereads cheaply: the second visit reads it again. Staged in shared memory, and since
 // RowCluster exchanges on mbarriers, the second cluster all-reduce costs one remote store per peer
-// and one wait (explorations/20261205-layernorm-staged-two-pass: bf16 +5-22% over the Welford fold,
+// and one wait (experiment 0019-layernorm-staged-two-pass: bf16 +5-22% over the Welford fold,
 // fp32 level).
 struct LayerNormTwoPassStreamed {
   using Op = LayerNormRow<LayerNormTwoPass>;
@@ -130,7 +130,7 @@ struct LayerNormTwoPassStreamed {
 // Eviction priorities on the row's 16-byte loads, in L1 and L2: the first read evict_last (kept for
 // the reread), the reread evict_first (its last use); the parameters' loads carry none. In L1: a row
 // longer than L1 (64 Ki fp32 columns: 256 KiB per group) otherwise streams its own first lines out
-// before the reread reaches them (explorations/20261130-reread-l1-hints: +12-22% at fp32 64 Ki). In
+// before the reread reaches them (experiment 0008-reread-l1-hints: +12-22% at fp32 64 Ki). In
 // L2: the output's lines leave first (thread/cache_policy.cuh).
 // PATH as for rows_in_registers (resident.cuh): kVectorPath may assume row_arrays_vector_aligned and
 // compiles the 16-byte path alone, kScalarPath the element path alone, kAnyPath both (tested at run time).

@@ -217,7 +217,7 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
 // Threads per block of a register-resident RowLanes mapping: G, or MIN_BLOCK when a row takes fewer
 // (whole rows per block). 256 keeps 8 to 32 short rows per block; 64 lets an SM refill two warps at
 // a time instead of waiting for the slowest of eight, at the price of more blocks (a launch
-// parameter: explorations/20261129-row-block-grain measured 0.8-3.1% at 256 and 1 Ki columns).
+// parameter: experiment 0002-row-block-grain measured 0.8-3.1% at 256 and 1 Ki columns).
 __host__ __device__ constexpr int row_block_threads(int g, int min_block) { return g > min_block ? g : min_block; }
 
 // The body of a row-in, row-out operator kernel with the row held in registers.

@@ -5,7 +5,7 @@
 //
 // Why it exists beside reread.cuh's policies: in the staged body at bf16 long rows,
 // LayerNormTwoPassStreamed issues 1.6x rmsnorm's instructions and runs nearer to issue-bound
-// (explorations/20261215-ncu-layernorm-bf16-long): its second pass over shared memory loads and
+// (experiment 0029-ncu-layernorm-bf16-long): its second pass over shared memory loads and
 // widens every element again. LayerNormWelford's one pass costs more per element than that second
 // pass. Here one pass takes d = x - p about a pivot p, the row's first element: one FADD for d, one
 // for the sum, one FFMA for the sum of squares, then one all-reduce of a float pair (one cluster

@@ -44,7 +44,7 @@ __device__ __forceinline__ float widen_round_max(const Vec16<T> (&v)[U], float (
 // U * 8 floats.
 // It widens into c after the max, as the float overload does; a caller that needs only the max
 // (MaxVisitor, pass 1 of two-pass softmax) leaves c unread and the compiler drops the widening.
-// (explorations/20261203-bf16-stream-fold: bf16 logsumexp 40 registers instead of 56, and up to
+// (experiment 0017-bf16-stream-fold: bf16 logsumexp 40 registers instead of 56, and up to
 // +13% with exp_flush beside it.)
 template <int U>
 __device__ __forceinline__ float widen_round_max(const Vec16<__nv_bfloat16> (&v)[U], float (&c)[U * 8]) {

@@ -6,7 +6,7 @@
 //
 // Why it exists beside epl/row/staged.cuh: there a cluster takes one row and ends, so every row
 // rereads the weight (and bias) slice from L2 in its rewrite, as many bytes again as the row itself
-// (explorations/20261208-ncu-staged-weight: at 128 x 262144 fp32 rmsnorm moves 536 MB through L2 to
+// (experiment 0022-ncu-staged-weight: at 128 x 262144 fp32 rmsnorm moves 536 MB through L2 to
 // softmax's 405 MB, layernorm 670 MB, over the same DRAM bytes, and runs 7% and 19% longer). Here
 // the grid is one wave of G groups; group g takes rows g, g + G, ..., reads its parameter slice
 // once (rmsnorm at 128 x 262144 fp32: 416 MB through L2), and issues row r + STAGES * G into the
@@ -14,11 +14,11 @@
 // exchange and rewrite. The price: STAGES row buffers of shared memory and the parameters'
 // registers leave one or two blocks an SM (the kernels ask row_min_blocks(BLOCK), group.cuh:
 // below 512 threads two blocks share an SM and one's fold, cluster exchange and rewrite overlap the
-// other's; explorations/20261212-staged-pipelined-blocks: rmsnorm bf16 at 128 x 262144, 256 threads
+// other's; experiment 0026-staged-pipelined-blocks: rmsnorm bf16 at 128 x 262144, 256 threads
 // two an SM, +9.8% over 512 threads one an SM; three an SM spilled), and a cluster of 16
 // 512-thread blocks needs 16 free SMs of one GPC: the H200 holds 7 of them (112 of its 132 SMs;
 // with 8, the eighth ran its rows after the others: the SMs were active 106 K cycles of a kernel
-// 22% longer than staged.cuh's 125 K, explorations/20261211-ncu-staged-pipelined). The records
+// 22% longer than staged.cuh's 125 K, experiment 0025-ncu-staged-pipelined). The records
 // therefore size the grid from what the device holds (resident_blocks).
 //
 // The statistics are reread.cuh's (or shifted_sums.cuh's) policies over the staged buffer, as in
@@ -35,7 +35,7 @@ namespace epl {
 // with `static constexpr bool kReadsRowHead = true`. The body then bulk-copies each row's first 16
 // bytes beside the row's slice, on the same barrier, and hands the policy that copy as its `row`:
 // the pivot comes from shared memory, where a global load at the start of every fold waited an L2
-// round trip that nothing in the pipeline hid (explorations/20261221-local-pivot: removing it
+// round trip that nothing in the pipeline hid (experiment 0035-local-pivot: removing it
 // gained 5% at fp32 1024 x 65536).
 template <typename Stats, typename = void>
 struct ReadsRowHead {

@@ -4,7 +4,7 @@
 // Why a row kernel asks L2 to keep its input (evict_last): the rows it reads are never read again
 // by another block, yet marking them evict_last makes L2 pick the output's lines first when it
 // needs room, so y drains to DRAM while x streams in. Measured on the H200
-// (explorations/20261213-triton-ab): the same Triton row kernel with only the L2 policy operands
+// (experiment 0027-triton-ab): the same Triton row kernel with only the L2 policy operands
 // removed from its PTX runs 2.0-3.4% slower; with its input marked evict_first instead, 3-4% slower.
 #pragma once
 

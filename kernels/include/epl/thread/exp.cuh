@@ -8,7 +8,7 @@
 // attention state does), where the max's own term is 1 and a term below 2^-126 is lost in its
 // rounding anyway, or scale them by 1/l <= 1 into an output below the smallest normal float:
 // normwise, flushing changes an error by less than 2^-126 (times the largest weighted value).
-// explorations/20261202-flushed-exp measured the state fold with it (bf16 logsumexp +3-6%).
+// experiment 0014-flushed-exp measured the state fold with it (bf16 logsumexp +3-6%).
 #pragma once
 
 namespace epl {

@@ -5,7 +5,7 @@
 // high one masked, one instruction per element. Element-wise __bfloat162float lowers the high
 // element to a byte permute and a shift (two): half an instruction more per element in every pass
 // over a row, which the bf16 long-row norms pay where they run near issue-bound
-// (explorations/20261215-ncu-layernorm-bf16-long).
+// (experiment 0029-ncu-layernorm-bf16-long).
 #pragma once
 
 #include "convert.cuh"
