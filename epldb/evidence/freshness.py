@@ -35,7 +35,7 @@ def current_hashes(root: Path, catalog: "Catalog") -> dict[str, str]:
 
 def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
     """True for each realization row of ``df`` that no longer describes the repository's kernel."""
-    from epldb.evidence.static import load_facts, recorded_source_hashes
+    from epldb.evidence.static import MACHINE_CODE_COLUMNS, load_facts, recorded_source_hashes
 
     hashes = current_hashes(catalog.root, catalog)
     is_real = df["kind"] == "realization"
@@ -48,18 +48,22 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
     changed &= df["source_hash"].isin(list(recorded_source_hashes(catalog.root)))
     if not changed.any():
         return stale
-    facts = load_facts(catalog.root)
+    facts = load_facts(catalog.root, MACHINE_CODE_COLUMNS)
     codes: dict[str, dict[tuple[str, str, str], frozenset[str]]] = {}
     names: dict[str, set[str]] = {}
-    same: dict[tuple[str, str, str, str], bool] = {}
     columns = ["subject", "target", "params", "source_hash"]
-    for key in df.loc[changed, columns].drop_duplicates().itertuples(index=False, name=None):
-        code = codes.setdefault(key[0], facts.machine_code(key[0]))
-        r = catalog.realizations.get(key[0])
-        point_names = names.setdefault(key[0], set(r.points()[0]) if r is not None and r.points() else set())
-        same[key] = _same_machine_code(code, point_names, *key[1:], hashes.get(key[0], ""))
-    keep = [same[k] for k in df.loc[changed, columns].itertuples(index=False, name=None)]
-    stale.loc[changed] = [not k for k in keep]
+    rows = df.loc[changed, columns].astype(object)
+    keys = rows.drop_duplicates()
+    same = []
+    for key in keys.itertuples(index=False, name=None):
+        if key[0] not in codes:  # once per realization
+            r = catalog.realizations.get(key[0])
+            codes[key[0]] = facts.machine_code(key[0])
+            names[key[0]] = set(r.points()[0]) if r is not None and r.points() else set()
+        same.append(_same_machine_code(codes[key[0]], names[key[0]], *key[1:], hashes.get(key[0], "")))
+    # Each changed row takes its key's verdict (a join: the rows are many, their keys a few thousand).
+    verdict = rows.merge(keys.assign(_same=same), on=columns, how="left")["_same"].to_numpy(dtype=bool)
+    stale.loc[changed] = ~verdict
     return stale
 
 

@@ -21,7 +21,7 @@ facts are not what the toolchain it pins produces (tests/compile/test_committed_
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,15 +141,21 @@ def recorded_source_hashes(root: Path) -> set[str]:
     return set(column.unique().to_pylist())
 
 
-def load_facts(root: Path) -> Facts:
-    """Every committed facts file under ``root/evidence/static``."""
+#: The columns :meth:`Facts.machine_code` reads.
+MACHINE_CODE_COLUMNS = ("realization", "target", "point", "source_hash", "entry", "sass_sha256")
+
+
+def load_facts(root: Path, columns: Sequence[str] | None = None) -> Facts:
+    """Every committed facts file under ``root/evidence/static`` (only ``columns`` of each row, if
+    given: reading the six of MACHINE_CODE_COLUMNS takes a fraction of the time of all)."""
     import pyarrow.dataset as ds
 
     files = _files(root)
     if not files:
         return Facts({})
     rows: dict[str, list[dict[str, Any]]] = {}
-    for r in ds.dataset(files, schema=_schema(), format="parquet").to_table().to_pylist():
+    table = ds.dataset(files, schema=_schema(), format="parquet").to_table(columns=list(columns) if columns else None)
+    for r in table.to_pylist():
         rows.setdefault(r["realization"], []).append(r)
     return Facts(rows)
 
