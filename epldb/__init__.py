@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
-from epldb.catalog import Catalog, CatalogInvalid, load, validate
+from epldb.catalog import Catalog, CatalogInvalid
+from epldb.lab import Lab, load, validate
 from epldb.problems import Location, Problem
 from epldb.runner import run
 
-__all__ = ["Catalog", "CatalogInvalid", "Location", "Problem", "load", "run", "validate"]
+__all__ = ["Catalog", "CatalogInvalid", "Lab", "Location", "Problem", "load", "run", "validate"]

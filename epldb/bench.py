@@ -34,7 +34,8 @@ from epldb.contracts.dtypes import to_float64
 from epldb.evidence import Row, canonical_json
 from epldb.launch import ResolvedStep
 from epldb.launch.domain import in_domain
-from epldb.runner import RunError, device_info, load_realization, prepare
+from epldb.device import device_info
+from epldb.runner import RunError, load_realization, prepare
 from epldb.verify import error_figures, new_seed
 
 if TYPE_CHECKING:

@@ -1,8 +1,10 @@
-"""The catalog: every record of a repository loaded, schema-validated, linted and typed.
+"""The catalog: every record of a repository loaded, schema-validated and typed.
 
 ``load(root)`` never raises for bad content: each problem is kept, located, on ``Catalog.problems``,
 and records that failed their schema are left out of the mappings (they cannot be typed).
 ``load(root, strict=True)`` raises ``CatalogInvalid`` instead, for API users who want the model only.
+This is the bottom layer: lint rules (epldb.lint), evidence (epldb.evidence) and the linted
+catalog users get from ``epldb.load`` (epldb.lab) are built on it, and it imports none of them.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from epldb import schema
 from epldb.problems import Location, Problem, has_errors, sort_problems
@@ -31,8 +33,6 @@ from epldb.records import (
 )
 from epldb.yamlsafe import load_yaml
 
-if TYPE_CHECKING:
-    import pandas
 
 # kind → (folder under catalog/, depth of the file below it, record builder)
 _LAYOUT: dict[schema.Kind, tuple[str, int, Callable[[dict[str, Any], str, SourceMap], Record]]] = {
@@ -106,18 +106,6 @@ class Catalog:
             if record_id in mapping:
                 return mapping[record_id]  # type: ignore[return-value]
         return None
-
-    def evidence(self, *, fresh: bool | None = None, device: str | Iterable[str] | None = None,
-                 run_kind: str | Iterable[str] | None = None, kind: str | Iterable[str] | None = None,
-                 experiments: bool = False) -> "pandas.DataFrame":
-        """Every measured row under evidence/ as a tidy table: shape and parameter fields as typed
-        columns, device, run kind, time, commit and ``stale`` (the machine code changed since); the
-        filters keep fresh rows, or rows of the devices, run kinds (verify, bench, experiment) and row
-        kinds (realization, peer, ceiling) given. Columns: epldb.evidence.table."""
-        from epldb.evidence import load_evidence
-
-        return load_evidence(self.root, self, fresh=fresh, device=device, run_kind=run_kind, kind=kind,
-                             experiments=experiments)
 
     def invalid_ids(self, kind: str) -> set[str]:
         """Ids of records of ``kind`` that exist on disk but failed their schema: references to them
@@ -223,16 +211,39 @@ class Catalog:
 
 
 def default_root() -> Path:
-    """This repository: the folder holding catalog/ above the installed package, else the
-    nearest ancestor of the working directory that has catalog/schema/."""
-    here = Path(__file__).resolve().parent.parent
-    if (here / "catalog" / "schema").is_dir():
-        return here
+    """The catalog to read when none is named, found as git and pytest find their roots: the nearest
+    ancestor of the working directory holding a catalog, else the repository the package is
+    installed from, else the working directory (which :func:`load` then reports as no catalog)."""
     cwd = Path.cwd().resolve()
     for candidate in (cwd, *cwd.parents):
-        if (candidate / "catalog" / "schema").is_dir():
+        if is_root(candidate):
             return candidate
+    here = Path(__file__).resolve().parent.parent
+    if is_root(here):
+        return here
     return cwd
+
+
+def is_root(path: Path) -> bool:
+    """Whether ``path`` holds a catalog: catalog/ with its schemas or a folder of records."""
+    catalog = path / "catalog"
+    return any((catalog / folder).is_dir() for folder in ("schema", *(f for f, _, _ in _LAYOUT.values())))
+
+
+def _no_catalog(root: Path) -> Problem | None:
+    """Why ``root`` holds no catalog (missing, empty, or the catalog folder itself), or None."""
+    where = Location(root.as_posix())
+    if (root.name == "catalog" and (root / "schema").is_dir()) or (root / "realizations").is_dir():
+        return Problem(where, f"{root} is a catalog folder, not a repository root: give its parent "
+                       f"({root.parent}) as the root", "layout")
+    if not (root / "catalog").is_dir():
+        return Problem(where, f"no catalog/ folder under {root}: run inside a repository of the lab, or give "
+                       "its root with --root DIR", "layout")
+    if not any((root / "catalog" / folder).is_dir() and any((root / "catalog" / folder).rglob("*.yaml"))
+               for folder, _, _ in _LAYOUT.values()):
+        return Problem(where, f"{root / 'catalog'} holds no record (catalog/features/, primitives/, "
+                       "realizations/, operators/ or experiments/ with YAML files)", "layout")
+    return None
 
 
 def _discover(root: Path) -> tuple[list[RecordFile], list[Problem]]:
@@ -266,16 +277,24 @@ def _discover(root: Path) -> tuple[list[RecordFile], list[Problem]]:
     return files, problems
 
 
-def load(root: Path | str | None = None, *, strict: bool = False, lint: bool = True) -> Catalog:
-    """Load, schema-check and lint the catalog under ``root`` (default: this repository) with the
-    rules cheap enough for every load; ``validate`` adds the launch-plan resolution."""
+def load(root: Path | str | None = None, *, strict: bool = False, cls: type[Catalog] = Catalog) -> Catalog:
+    """Load and schema-check the catalog under ``root`` (default: :func:`default_root`) as a
+    ``cls``; the lint rules are a layer above (epldb.lab.load runs them). A root without a catalog
+    is an error, never an empty catalog."""
     root_path = Path(root).resolve() if root is not None else default_root()
-    catalog = Catalog(root_path)
+    catalog = cls(root_path)
+    missing = _no_catalog(root_path)
+    if missing is not None:
+        catalog.problems = [missing]
+        if strict:
+            raise CatalogInvalid(catalog.problems)
+        return catalog
     files, problems = _discover(root_path)
     schema_dir = root_path / "catalog" / "schema"
     if not schema_dir.is_dir():
-        # A root without its own schemas (a test fixture) is checked against this repository's.
-        schema_dir = default_root() / "catalog" / "schema"
+        # A root without its own schemas (a test fixture) is checked against those of the repository
+        # epldb is installed from.
+        schema_dir = Path(__file__).resolve().parent.parent / "catalog" / "schema"
     mappings: dict[str, dict[str, Any]] = {
         "feature": catalog.features,
         "primitive": catalog.primitives,
@@ -315,24 +334,19 @@ def load(root: Path | str | None = None, *, strict: bool = False, lint: bool = T
         ordered = dict(sorted(mapping.items()))
         mapping.clear()
         mapping.update(ordered)
-    if lint:
-        from epldb.lint import run_rules
-
-        problems.extend(run_rules(catalog))
     catalog.problems = sort_problems(problems)
     if strict and has_errors(catalog.problems):
         raise CatalogInvalid(catalog.problems)
     return catalog
 
 
-def validate(root: Path | str | None = None, *, strict: bool = False) -> Catalog:
-    """``load`` plus every lint rule a load leaves out (each launch plan resolved at every point and
-    verification shape): what ``epldb validate --schema-only`` reports, without evidence."""
-    from epldb.lint import run_rules
+_CATALOGS: dict[str, Catalog] = {}
 
-    catalog = load(root)
-    if catalog.ok:  # deep rules on records that failed would only repeat their errors
-        catalog.problems = sort_problems([*catalog.problems, *run_rules(catalog, deep=True)])
-    if strict and has_errors(catalog.problems):
-        raise CatalogInvalid(catalog.problems)
-    return catalog
+
+def default_catalog(root: Path | str | None = None) -> Catalog:
+    """The catalog under ``root`` (default: :func:`default_root`), loaded once per process and not
+    linted: what running, verifying and reading evidence need."""
+    key = str(Path(root).resolve() if root else default_root())
+    if key not in _CATALOGS:
+        _CATALOGS[key] = load(Path(key))
+    return _CATALOGS[key]

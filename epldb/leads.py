@@ -113,7 +113,7 @@ def _and(parts: list[str]) -> str:
 
 def cell_parts(cell: Cell) -> tuple[str, str]:
     """A cell's problem and shape as the lead writes them: ('fp32 op sum', '16384x4096')."""
-    from epldb.site.data import params_dict
+    from epldb.evidence.row import params_dict
 
     dtype, problem, shape = cell
     named = params_dict(shape)
@@ -145,7 +145,7 @@ def bests(catalog: "Catalog", run_df: "pandas.DataFrame", subject: str) -> dict[
     """Per cell of one run: each realization of ``subject`` with its fastest passing row."""
     from epldb.contracts import get_contract
     from epldb.evidence import canonical_json
-    from epldb.site.data import params_dict
+    from epldb.evidence.row import params_dict
 
     ids = {r.id for r in catalog.realizations_of(subject)}
     rows = run_df[_passing(run_df) & run_df["subject"].isin(ids)]

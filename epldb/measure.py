@@ -91,7 +91,7 @@ def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] |
 def _open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: str | None,
                  command: str, out: IO[str]) -> EvidenceWriter | None:
     from epldb.evidence import collect_environment
-    from epldb.runner import device_info
+    from epldb.device import device_info
 
     base = Path(out_dir) if out_dir is not None else catalog.root / "evidence"
     if resume:
@@ -106,7 +106,7 @@ def _open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: st
 
 
 def _no_gpu(out: IO[str]) -> bool:
-    from epldb.runner import gpu_available
+    from epldb.device import gpu_available
 
     if gpu_available():
         return False

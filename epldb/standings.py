@@ -106,7 +106,7 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
     holding both sides and every realization that such runs timed there (else the newest holding both). ``ids``: realization, primitive or operator ids (default: all); ``drafts``: let
     draft realizations compete (by default only ``verified`` ones do)."""
     from epldb.contracts import get_contract
-    from epldb.site.data import params_dict
+    from epldb.evidence.row import params_dict
 
     chosen = set(catalog.select_realizations(ids)[0] if ids else catalog.realizations)
     timed = df[df["gbps"].notna() & (df["status"] == "passed") & ~df["stale"].astype(bool)]
@@ -182,7 +182,7 @@ def standings(catalog: "Catalog", df: "pandas.DataFrame", *, ids: Sequence[str] 
 
 
 def _shape_order(shape: str) -> tuple[int, ...]:
-    from epldb.site.data import params_dict
+    from epldb.evidence.row import params_dict
 
     named = params_dict(shape)
     return tuple(int(named[k]) for k in ("n", "cols", "rows") if k in named and str(named[k]).isdigit())

@@ -71,7 +71,8 @@ def profile_row_cases(cases: Sequence[tuple[str, str, dict[str, Any]]], rows: in
     import torch
 
     from epldb.contracts.peers import from_torch
-    from epldb.runner import default_catalog, prepare
+    from epldb.catalog import default_catalog
+    from epldb.runner import prepare
 
     catalog = default_catalog(root)
     for rid, dtype, point in cases:

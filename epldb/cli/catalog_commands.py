@@ -52,7 +52,7 @@ def _counts(cat: Catalog) -> str:
 
 
 def validate(args: argparse.Namespace) -> int:
-    from epldb.catalog import validate as validate_catalog
+    from epldb.lab import validate as validate_catalog
 
     cat = validate_catalog(args.root)
     problems = list(cat.problems)

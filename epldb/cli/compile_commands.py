@@ -7,7 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from epldb.cli.common import EXIT_INVALID, EXIT_OK, UsageError, dump_json, load_catalog, parse_where, print_problems
+from epldb.cli.common import (EXIT_INVALID, EXIT_OK, UsageError, check_selection, dump_json, load_catalog,
+                              parse_where, print_problems, select_realizations)
 from epldb.records import Realization, point_text
 
 
@@ -27,22 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=compile_command)
 
 
-def select_realizations(catalog, ids: list[str]) -> list[Realization]:  # type: ignore[no-untyped-def]
-    """Realizations named directly or through their primitive or operator; all when no id is given."""
-    if not ids:
-        return list(catalog.realizations.values())
-    chosen: dict[str, Realization] = {}
-    for rid in ids:
-        if rid in catalog.realizations:
-            chosen[rid] = catalog.realizations[rid]
-        elif rid in catalog.primitives or rid in catalog.operators:
-            chosen.update({r.id: r for r in catalog.realizations_of(rid)})
-        else:
-            raise UsageError(f"no realization, primitive or operator '{rid}'; `epldb list --kind realization` "
-                             "shows them")
-    return list(chosen.values())
-
-
 def compile_command(args: argparse.Namespace) -> int:
     from epldb.compile import builds_as_dicts, format_table
     from epldb.validate_deep import compile_all
@@ -53,6 +38,7 @@ def compile_command(args: argparse.Namespace) -> int:
         print("the catalog has errors; fix them first (`epldb validate --schema-only`)", file=sys.stderr)
         return EXIT_INVALID
     realizations = select_realizations(catalog, args.ids)
+    check_selection(realizations, parse_where(args.where), args.target)
     if args.sass:
         return sass_command(catalog.root, realizations, args)
     if args.entry:

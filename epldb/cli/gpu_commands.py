@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from epldb.cli.common import load_catalog, parse_where
+from epldb.catalog import Catalog
+from epldb.cli.common import check_selection, load_catalog, parse_where, select_realizations
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,6 +35,7 @@ def verify(args: argparse.Namespace) -> int:
     from epldb.measure import verify_command
 
     cat = load_catalog(args, lint=False)
+    _check(cat, args)
     return verify_command(cat, args.ids, out_dir=args.out, resume=args.resume, where=parse_where(args.where),
                           max_n=args.max_n)
 
@@ -42,5 +44,11 @@ def bench(args: argparse.Namespace) -> int:
     from epldb.measure import bench_command
 
     cat = load_catalog(args, lint=False)
+    _check(cat, args)
     return bench_command(cat, args.ids, args.quick, args.out, args.resume, where=parse_where(args.where),
                          peers=not args.no_peers)
+
+
+def _check(cat: Catalog, args: argparse.Namespace) -> None:
+    """Bad usage before any GPU work: an id that names nothing, a --where that selects nothing."""
+    check_selection(select_realizations(cat, args.ids), parse_where(args.where))

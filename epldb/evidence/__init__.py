@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from epldb.evidence.environment import collect_environment, git_commit, new_run_id, source_tree_sha256
-from epldb.evidence.freshness import RULE, current_hashes, evidence_problems, stale_mask
+from epldb.evidence.freshness import current_hashes, stale_mask
+from epldb.evidence.status import RULE, evidence_problems
 from epldb.evidence.row import BOOLEAN, COLUMNS, KEY_COLUMNS, KINDS, NUMERIC, STATUSES, Row, canonical_json, csv_line
 from epldb.evidence.store import (
     EvidenceWriter,

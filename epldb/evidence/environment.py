@@ -99,7 +99,7 @@ def collect_environment(root: Path, run_id: str, command: str) -> dict[str, Any]
     import cupy
 
     from epldb.compile.toolchain import find_toolchain
-    from epldb.runner import device_info
+    from epldb.device import device_info
 
     dev = device_info()
     rt = cupy.cuda.runtime

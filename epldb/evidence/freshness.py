@@ -1,5 +1,5 @@
-"""Whether a measured row still describes the kernel the repository builds today, and the lint rule
-``evidence-fresh`` built on it.
+"""Whether a measured row still describes the kernel the repository builds today (the lint rule
+``evidence-fresh`` is built on it: epldb.evidence.status).
 
 A realization row is fresh when it measured the machine code the repository compiles today: its
 ``source_hash`` is the kernel's current content hash (the kernel and every repository header it
@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from epldb.evidence.row import canonical_json
 
-from epldb.problems import Problem
 
 if TYPE_CHECKING:
     import pandas
@@ -77,57 +76,3 @@ def _same_machine_code(code: dict[tuple[str, str, str], frozenset[str]], point_n
         return False
     before, now = code.get((target, point, measured)), code.get((target, point, current))
     return bool(before) and before == now
-
-
-RULE = "evidence-fresh"
-_FAILED = ("incorrect", "compile-error", "runtime-error")
-
-
-def evidence_problems(catalog: "Catalog", df: "pandas.DataFrame | None" = None, *, strict: bool = False) -> list[Problem]:
-    """A ``verified`` realization needs fresh passing evidence on at least one device, with no
-    fresh failure among the newest rows of that device (error at its ``status`` line); every
-    ``draft`` realization gets a notice saying what evidence it has."""
-    if df is None:
-        from epldb.evidence.table import load_evidence
-
-        df = load_evidence(catalog.root, catalog, experiments=False)
-    from epldb.evidence.table import newest_fresh
-
-    newest = newest_fresh(df[df["kind"] == "realization"]) if len(df) else df
-    problems: list[Problem] = []
-    for rid, r in sorted(catalog.realizations.items()):
-        mine = newest[newest["subject"] == rid] if len(newest) else newest
-        stale = int(((df["subject"] == rid) & df["stale"].astype(bool)).sum()) if len(df) else 0
-        devices_ok: list[str] = []
-        failures: list[str] = []
-        for device, rows in (mine.groupby("device") if len(mine) else []):
-            bad = rows[rows["status"].isin(_FAILED)]
-            if len(bad):
-                first = bad.iloc[0]
-                failures.append(f"{device}: {first['status']} at {first['params']} {first['shape']} (run {first['run']})")
-            elif (rows["status"] == "passed").any():
-                devices_ok.append(str(device))
-        loc = r.loc("status")
-        if r.status == "verified":
-            if failures:
-                problems.append(Problem(loc, "status is verified but the newest fresh evidence fails: " + "; ".join(failures[:3]),
-                                        RULE, "$.status"))
-            elif not devices_ok and stale and not strict:
-                # The machine code changed and nobody with a GPU has measured it yet: shown as stale
-                # everywhere, an error only under --strict (after a GPU run).
-                problems.append(Problem(loc, f"stale, re-measure pending: {stale} row(s) measured a kernel whose "
-                                        "machine code has changed since; run 'epldb verify " + rid + "' on a GPU "
-                                        "(validate --strict makes this an error)", RULE, "$.status", "warning"))
-            elif not devices_ok:
-                why = f" ({stale} stale row(s): the kernel changed since they were measured)" if stale else ""
-                problems.append(Problem(loc, f"status is verified but there is no fresh passing evidence on any GPU{why}; "
-                                        "run 'epldb verify " + rid + "' on a GPU or set status: draft", RULE, "$.status"))
-        else:
-            if devices_ok and not failures:
-                msg = f"draft; fresh passing evidence exists on {', '.join(devices_ok)}: it may be marked verified"
-            elif failures:
-                msg = "draft; fresh evidence fails: " + "; ".join(failures[:3])
-            else:
-                msg = "draft: no fresh evidence yet" + (f" ({stale} stale row(s))" if stale else "")
-            problems.append(Problem(loc, msg, RULE, "$.status", "notice"))
-    return problems

@@ -88,3 +88,16 @@ def csv_line(cells: list[str]) -> str:
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerow(cells)
     return buf.getvalue()
+
+
+def params_dict(params: object) -> dict[str, Any]:
+    """A row's parameters (its JSON text, or a dict already) as a dict; {} for anything else."""
+    if isinstance(params, dict):
+        return params
+    if isinstance(params, str) and params.strip():
+        try:
+            loaded = json.loads(params)
+        except ValueError:
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+    return {}

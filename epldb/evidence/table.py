@@ -114,7 +114,7 @@ def load_evidence(root: Path | None = None, catalog: "Catalog | None" = None, *,
     from epldb.evidence.freshness import stale_mask
 
     if catalog is None:
-        from epldb.runner import default_catalog
+        from epldb.catalog import default_catalog
 
         catalog = default_catalog(root)
     root = Path(root) if root is not None else catalog.root

@@ -1,8 +1,8 @@
 """Declarative launch plans: the safe arithmetic language and plan resolution."""
 
+from epldb.launch.env import ITEMSIZE, plan_env
 from epldb.launch.expr import FUNCTIONS, Expr, ExprError, evaluate, parse, tokenize
 from epldb.launch.plan import (
-    ITEMSIZE,
     ArrayArg,
     Binding,
     LaunchLimits,
@@ -12,7 +12,6 @@ from epldb.launch.plan import (
     ScratchBuffer,
     check_plan,
     contract_arrays,
-    plan_env,
     plans_in_domain,
     resolve_plan,
 )

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from epldb.launch.env import plan_env
 from epldb.launch.expr import ExprError, evaluate, parse
 from epldb.problems import Problem, json_path
 from epldb.records import Realization, point_text
@@ -67,8 +68,6 @@ def outside_domain(realization: Realization, env: Mapping[str, Any]) -> str | No
 
 def in_domain(realization: Realization, shape: Mapping[str, int], point: Mapping[str, Any]) -> bool:
     """The point serves the shape: inside every bound of launch.domain (or there is none)."""
-    from epldb.launch.plan import plan_env  # plan imports this module
-
     return outside_domain(realization, plan_env(shape, point)) is None
 
 
@@ -82,8 +81,6 @@ def fit_into_domain(realization: Realization, shape: Mapping[str, int], point: M
     """``shape`` moved into the point's domain, variable by variable in the domain's order, to the
     nearest value with the same residue modulo FIT_RESIDUE (or the bound itself where the range
     is narrower); None if that still is not a shape the point serves."""
-    from epldb.launch.plan import plan_env  # plan imports this module
-
     fitted = dict(shape)
     for var in domain_of(realization):
         if var not in fitted:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from epldb.launch.domain import check_domain, in_domain, shapes_for_point
+from epldb.launch.env import ITEMSIZE, plan_env
 from epldb.launch.expr import Expr, ExprError, evaluate, parse
 from epldb.problems import Problem, json_path
 from epldb.records import Realization
@@ -36,17 +37,6 @@ RULE = "launch-plan"
 
 ArrayRole = Literal["input", "output", "scratch"]
 
-#: Bytes per element of every dtype the catalog names (bfloat16 is stored as 16 raw bits).
-ITEMSIZE: dict[str, int] = {
-    "float64": 8,
-    "float32": 4,
-    "float16": 2,
-    "bfloat16": 2,
-    "int64": 8,
-    "int32": 4,
-    "uint32": 4,
-    "int8": 1,
-}
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -140,17 +130,6 @@ class ResolvedPlan:
     @property
     def ok(self) -> bool:
         return not any(p.severity == "error" for p in self.problems)
-
-
-def plan_env(shape: Mapping[str, int], point: Mapping[str, Any]) -> dict[str, Any]:
-    """Names an expression may read: shape variables, parameters, and ``<param>_bytes`` for every
-    parameter whose value is a dtype (so ``shared_bytes: "block * dtype_bytes"`` works)."""
-    env: dict[str, Any] = dict(point)
-    for k, v in point.items():
-        if isinstance(v, str) and v in ITEMSIZE:
-            env[f"{k}_bytes"] = ITEMSIZE[v]
-    env.update(shape)
-    return env
 
 
 def _fmt_context(env: Mapping[str, Any]) -> str:

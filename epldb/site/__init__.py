@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from epldb.catalog import Catalog, load
+from epldb.catalog import Catalog
+from epldb.lab import load
 from epldb.site.data import EvidenceLoader, SiteData, gather
 from epldb.site.pages import Output, generate_pages, record_pages
 

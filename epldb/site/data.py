@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from epldb.catalog import Catalog
+from epldb.evidence.row import params_dict
 from epldb.records import point_text
 
 if TYPE_CHECKING:
@@ -256,18 +257,6 @@ def _problem_labels(df: "pd.DataFrame", catalog: Catalog) -> tuple[list[str], li
         variants.append(memo[key][0])
         knobs.append(memo[key][1])
     return variants, knobs
-
-
-def params_dict(params: object) -> dict[str, Any]:
-    if isinstance(params, dict):
-        return params
-    if isinstance(params, str) and params.strip():
-        try:
-            loaded = json.loads(params)
-        except ValueError:
-            return {}
-        return loaded if isinstance(loaded, dict) else {}
-    return {}
 
 
 def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog: Catalog) -> "pd.DataFrame":

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import epldb as epldb_pkg
+
 from examples import BASE
 
 
@@ -61,8 +63,24 @@ def test_bad_usage_exits_2_with_a_plain_message(args: list[str], message: str) -
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
-def test_a_root_without_a_catalog_is_not_a_traceback(tmp_path: Path) -> None:
-    result = epldb("--root", str(tmp_path), "validate", "--schema-only")
+@pytest.mark.parametrize(("layout", "message"), [
+    ("missing", "no catalog/ folder under"),
+    ("empty", "holds no record"),
+    ("catalog-folder", "is a catalog folder, not a repository root: give its parent"),
+])
+def test_a_root_without_a_catalog_is_an_error(tmp_path: Path, layout: str, message: str) -> None:
+    root = tmp_path
+    if layout == "empty":
+        (tmp_path / "catalog" / "features").mkdir(parents=True)
+    elif layout == "catalog-folder":
+        (tmp_path / "catalog" / "schema").mkdir(parents=True)
+        root = tmp_path / "catalog"
+    result = epldb("--root", str(root), "validate", "--schema-only")
     assert "Traceback" not in result.stderr
-    assert result.returncode == 0  # an empty catalog is valid, and says so
-    assert "0 features" in result.stdout
+    assert result.returncode == 1, "a root without a catalog is never 'catalog valid'"
+    assert message in result.stdout + result.stderr
+
+
+def test_load_strict_raises_where_there_is_no_catalog(tmp_path: Path) -> None:
+    with pytest.raises(epldb_pkg.CatalogInvalid, match="no catalog/ folder"):
+        epldb_pkg.load(tmp_path, strict=True)

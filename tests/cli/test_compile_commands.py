@@ -45,7 +45,7 @@ def test_sass_prints_one_listing_per_entry_and_point() -> None:
     ("args", "message"),
     [
         (["--entry", "rows"], "--entry narrows --sass"),
-        (["--sass", "--where", "columns=7"], "no entry matches"),
+        (["--sass", "--where", "columns=7"], "no parameter point of the selected realizations matches"),
         (["--sass", "--where", "columns"], "--where expects PARAM=V1,V2"),
     ],
 )

@@ -81,7 +81,7 @@ def test_unknown_id_is_a_usage_error() -> None:
 
 
 def test_without_a_gpu_the_commands_say_so() -> None:
-    from epldb.runner import gpu_available
+    from epldb.device import gpu_available
 
     if gpu_available():
         pytest.skip("a GPU is present")

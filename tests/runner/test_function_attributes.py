@@ -84,7 +84,8 @@ def test_a_refusal_is_an_occupancy_error(driver, monkeypatch: pytest.MonkeyPatch
     ({"cluster": 16, "block": 256, "unroll": 2}, 4 * 99_997),   # 16 blocks a row: a non-portable cluster
 ], ids=["200KiB-segment", "cluster-16"])
 def test_staged_rows_launch_past_both_defaults(point: dict, cols: int) -> None:  # type: ignore[type-arg]
-    from epldb.runner import default_catalog, prepare
+    from epldb.catalog import default_catalog
+    from epldb.runner import prepare
     from epldb.verify import check_point
 
     shape = {"rows": 3, "cols": cols}
@@ -97,7 +98,7 @@ def test_staged_rows_launch_past_both_defaults(point: dict, cols: int) -> None: 
 def test_the_board_places_fewer_sms_in_larger_clusters() -> None:
     """The placement a run records (epldb.evidence): every size placed, never more blocks than SMs,
     and a larger cluster never covers more SMs than a smaller one (its placements split into them)."""
-    from epldb.runner import device_info
+    from epldb.device import device_info
 
     info = device_info()
     if info.compute_capability < (9, 0):

@@ -39,7 +39,8 @@ def test_claims_exist_and_reach_the_resolved_plan() -> None:
 @pytest.mark.parametrize("rid", CLAIMS)
 def test_resident_grids_fit_the_device_at_once(rid: str) -> None:
     from epldb.occupancy import resident_blocks
-    from epldb.runner import device_info, load_realization, prepare
+    from epldb.device import device_info
+    from epldb.runner import load_realization, prepare
 
     loaded = load_realization(CATALOG, rid)
     sms = device_info().sm_count

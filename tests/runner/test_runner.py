@@ -10,7 +10,8 @@ from epldb.contracts import get_contract, make_rng
 from epldb.launch import ArrayArg, ResolvedPlan, ResolvedStep, ScalarArg
 from epldb.launch import plan_env
 from epldb.launch.domain import outside_domain, shapes_for_point
-from epldb.runner import DeviceInfo, Launcher, RunError, choose_target, resolve_point
+from epldb.device import DeviceInfo, choose_target
+from epldb.runner import Launcher, RunError, resolve_point
 
 CATALOG = epldb.load(lint=False)
 RUNNABLE = [r.id for r in CATALOG.realizations.values()

@@ -1,0 +1,63 @@
+"""What the evidence says of each realization's status (lint rule evidence-fresh): a ``verified``
+one needs fresh passing GPU evidence, a ``draft`` one is told what evidence it has."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from epldb.evidence.table import load_evidence, newest_fresh
+from epldb.problems import Problem
+
+if TYPE_CHECKING:
+    import pandas
+
+    from epldb.catalog import Catalog
+
+RULE = "evidence-fresh"
+_FAILED = ("incorrect", "compile-error", "runtime-error")
+
+
+def evidence_problems(catalog: "Catalog", df: "pandas.DataFrame | None" = None, *, strict: bool = False) -> list[Problem]:
+    """A ``verified`` realization needs fresh passing evidence on at least one device, with no
+    fresh failure among the newest rows of that device (error at its ``status`` line); every
+    ``draft`` realization gets a notice saying what evidence it has."""
+    if df is None:
+        df = load_evidence(catalog.root, catalog, experiments=False)
+    newest = newest_fresh(df[df["kind"] == "realization"]) if len(df) else df
+    problems: list[Problem] = []
+    for rid, r in sorted(catalog.realizations.items()):
+        mine = newest[newest["subject"] == rid] if len(newest) else newest
+        stale = int(((df["subject"] == rid) & df["stale"].astype(bool)).sum()) if len(df) else 0
+        devices_ok: list[str] = []
+        failures: list[str] = []
+        for device, rows in (mine.groupby("device") if len(mine) else []):
+            bad = rows[rows["status"].isin(_FAILED)]
+            if len(bad):
+                first = bad.iloc[0]
+                failures.append(f"{device}: {first['status']} at {first['params']} {first['shape']} (run {first['run']})")
+            elif (rows["status"] == "passed").any():
+                devices_ok.append(str(device))
+        loc = r.loc("status")
+        if r.status == "verified":
+            if failures:
+                problems.append(Problem(loc, "status is verified but the newest fresh evidence fails: " + "; ".join(failures[:3]),
+                                        RULE, "$.status"))
+            elif not devices_ok and stale and not strict:
+                # The machine code changed and nobody with a GPU has measured it yet: shown as stale
+                # everywhere, an error only under --strict (after a GPU run).
+                problems.append(Problem(loc, f"stale, re-measure pending: {stale} row(s) measured a kernel whose "
+                                        "machine code has changed since; run 'epldb verify " + rid + "' on a GPU "
+                                        "(validate --strict makes this an error)", RULE, "$.status", "warning"))
+            elif not devices_ok:
+                why = f" ({stale} stale row(s): the kernel changed since they were measured)" if stale else ""
+                problems.append(Problem(loc, f"status is verified but there is no fresh passing evidence on any GPU{why}; "
+                                        "run 'epldb verify " + rid + "' on a GPU or set status: draft", RULE, "$.status"))
+        else:
+            if devices_ok and not failures:
+                msg = f"draft; fresh passing evidence exists on {', '.join(devices_ok)}: it may be marked verified"
+            elif failures:
+                msg = "draft; fresh evidence fails: " + "; ".join(failures[:3])
+            else:
+                msg = "draft: no fresh evidence yet" + (f" ({stale} stale row(s))" if stale else "")
+            problems.append(Problem(loc, msg, RULE, "$.status", "notice"))
+    return problems
