@@ -111,6 +111,14 @@ def _fit(text: str, px: float, width: float) -> str:
     return text[:keep] + "…"
 
 
+def _label(text: str, px: float, width: float) -> str:
+    """The escaped content of a text element showing ``text`` in ``width`` pixels; when shortened,
+    with the whole text as its tooltip."""
+    shown = _fit(text, px, width)
+    tip = f"<title>{escape(text)}</title>" if shown != text else ""
+    return tip + escape(shown)
+
+
 def _num(v: float) -> str:
     """A coordinate: two decimals, no trailing zeros (stable across platforms)."""
     out = f"{v:.2f}".rstrip("0").rstrip(".")
@@ -198,7 +206,8 @@ def render_svg(chart: Chart) -> bytes:
     below = 10 + ticks_h + (18 if chart.xlabel else 0) + 8 + _LEGEND_ROW * legend_rows + 6
     height = _TOP + _PLOT_H + below
     # A rotated first tick label reaches left of the plot by cos 30° of its length: room for it.
-    left = max(_LEFT, 0.87 * _text_w(ticks[0], _TICK_PX) + 8 - 0.4 / (max(n - 1, 0) + 0.8) * (width - _LEFT - _RIGHT)
+    span = max(n - 1, 0) + 0.8  # the x axis in shape steps: 0.4 of a step either side
+    left = max(_LEFT, 0.87 * _text_w(ticks[0], _TICK_PX) + 8 - 0.4 / span * (width - _LEFT - _RIGHT)
                if rotate and ticks else _LEFT)
     width += left - _LEFT
     plot_w = width - left - _RIGHT
@@ -207,7 +216,7 @@ def render_svg(chart: Chart) -> bytes:
     ytop = yticks[-1]
 
     def x_at(i: float) -> float:
-        return left + (i + 0.4) / (max(n - 1, 0) + 0.8) * plot_w
+        return left + (i + 0.4) / span * plot_w
 
     def y_at(v: float) -> float:
         return _TOP + _PLOT_H * (1 - v / ytop)
@@ -218,7 +227,7 @@ def render_svg(chart: Chart) -> bytes:
         f"<title>{escape(chart.title)}</title>",
         f'<rect width="100%" height="100%" fill="white"/>',
     ]
-    half = 0.5 / (max(n - 1, 0) + 0.8) * plot_w
+    half = 0.5 / span * plot_w
     for i in stale:
         out.append(f'<rect x="{_num(x_at(i) - half)}" y="{_TOP}" width="{_num(2 * half)}" height="{_PLOT_H}" '
                    f'fill="{_STALE}"/>')
@@ -233,24 +242,19 @@ def render_svg(chart: Chart) -> bytes:
     for i, t in enumerate(ticks):
         x = x_at(i)
         out.append(f'<path d="M{_num(x)} {base}v4" stroke="{_AXIS}"/>')
-        shown = _fit(t, _TICK_PX, room)
-        tip = f"<title>{escape(t)}</title>" if shown != t else ""
-        if rotate:
-            out.append(f'<text x="{_num(x)}" y="{base + 16}" text-anchor="end" '
-                       f'transform="rotate(-30 {_num(x)} {base + 16})">{tip}{escape(shown)}</text>')
-        else:
-            out.append(f'<text x="{_num(x)}" y="{base + 16}" text-anchor="middle">{tip}{escape(shown)}</text>')
+        placed = (f'text-anchor="end" transform="rotate(-30 {_num(x)} {base + 16})"' if rotate
+                  else 'text-anchor="middle"')
+        out.append(f'<text x="{_num(x)}" y="{base + 16}" {placed}>{_label(t, _TICK_PX, room)}</text>')
     ylabel_y = _TOP + _PLOT_H / 2
     ylabel_x = left - 66
     out.append(f'<text x="{_num(ylabel_x)}" y="{_num(ylabel_y)}" text-anchor="middle" font-size="10" '
                f'transform="rotate(-90 {_num(ylabel_x)} {_num(ylabel_y)})">'
-               f'{escape(_fit(chart.ylabel, 10, _PLOT_H + 20))}</text>')
+               f'{_label(chart.ylabel, 10, _PLOT_H + 20)}</text>')
     if chart.xlabel:
         out.append(f'<text x="{_num(left + plot_w / 2)}" y="{_num(base + ticks_h + 22)}" '
                    f'text-anchor="middle">{escape(chart.xlabel)}</text>')
-    title = _fit(chart.title, _TITLE_PX, width - 2 * 12)
     out.append(f'<text x="12" y="20" font-size="{_TITLE_PX}" font-weight="bold">'
-               f'{"<title>" + escape(chart.title) + "</title>" if title != chart.title else ""}{escape(title)}</text>')
+               f'{_label(chart.title, _TITLE_PX, width - 2 * 12)}</text>')
 
     for entry, pts, name in lines:
         d = "M" + "L".join(f"{_num(x_at(i))} {_num(y_at(v))}" for i, v in pts)
@@ -279,8 +283,7 @@ def render_svg(chart: Chart) -> bytes:
             out.append(f'<path d="M{_num(x0)} {_num(y)}h24" stroke="{e.colour}" stroke-width="1.6"{dash}/>')
             if e.marker in ("circle", "square", "cross"):
                 out.append(_marker(e.marker, x0 + 12, y, e.colour, ""))
-        label = _fit(e.label, _LEGEND_PX, col_w - 36)
-        tip = f"<title>{escape(e.label)}</title>" if label != e.label else ""
-        out.append(f'<text x="{_num(x0 + 30)}" y="{_num(y + 4)}" font-size="{_LEGEND_PX}">{tip}{escape(label)}</text>')
+        out.append(f'<text x="{_num(x0 + 30)}" y="{_num(y + 4)}" font-size="{_LEGEND_PX}">'
+                   f'{_label(e.label, _LEGEND_PX, col_w - 36)}</text>')
     out.append("</svg>")
     return ("\n".join(out) + "\n").encode("utf-8")

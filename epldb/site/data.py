@@ -291,19 +291,18 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
                     if not pd.api.types.is_float_dtype(df[c]) and c != "stale"})
     utc = {r: info.utc for r, info in runs.items()}
     df["utc"] = [utc.get(r, "") for r in df["run"]]
-    df["elements"] = _per_value(df["shape"], shape_elements)
+    df["elements"] = pd.Series(_per_value(df["shape"], shape_elements), index=df.index, dtype="int64")
     df["shape_label"] = _per_value(df["shape"], shape_label)
     df["params_label"] = _per_value(df["params"], params_label)
     df["variant"], df["knobs_label"] = _problem_labels(df, catalog)
     ceiling = df["gbps"] / df["frac_ceiling"]
     df["ceiling_gbps"] = ceiling.where((df["frac_ceiling"] > 0) & df["gbps"].notna())
-    df["passed"] = _per_value(df["status"], lambda s: str(s).strip().lower() in PASSING)
+    df["passed"] = pd.Series(_per_value(df["status"], lambda s: str(s).strip().lower() in PASSING), index=df.index,
+                             dtype=bool)
     df["fresh"] = ~df["stale"]
     df["primitive"] = pd.Series(_row_primitives(df, catalog), index=df.index, dtype=object)
     df["subject_label"] = [_subject_label(s, k) for s, k in zip(df["subject"], df["kind"])]
     df["timed"] = df["gbps"].notna()
-    df["passed"] = df["passed"].astype(bool)
-    df["elements"] = df["elements"].astype("int64")
     # Few distinct values over many rows: as categories, the thousands of selections the pages make
     # compare integer codes instead of Python strings (ordered as the strings are).
     df = df.astype({c: pd.CategoricalDtype(sorted(set(df[c])), ordered=True) for c in CATEGORICAL})
@@ -315,7 +314,7 @@ def _text(column: "pd.Series", empty: str) -> "pd.Series":
     import pandas as pd
 
     out = column.astype(object).where(column.notna(), empty)
-    if not pd.api.types.is_string_dtype(column.dtype) or column.dtype == object:
+    if not isinstance(column.dtype, pd.StringDtype):  # cells of any type: spelled as text
         out = out.map(str).astype(object)
     return out
 

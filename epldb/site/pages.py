@@ -8,6 +8,8 @@ raw HTML blocks, fenced code and a nav YAML, so the rendering engine can change.
 
 from __future__ import annotations
 
+import csv
+import io
 import posixpath
 import shutil
 from collections.abc import Callable
@@ -198,9 +200,6 @@ class Site:
     def data_file(self, page: Page, stem: str, header: list[str], rows: list[list[object]]) -> str:
         """Write a table as ``data/<stem>.csv`` beside ``page``; return a link to it. Long tables go
         there instead of into the page: every row stays one click away, and the page stays light."""
-        import csv
-        import io
-
         path = posixpath.join(posixpath.dirname(page.path), "data", f"{layout.slug(stem)}.csv")
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
