@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.catalog import default_root
 from examples import EXAMPLES, materialize
 
@@ -31,7 +32,7 @@ OPERATORS = {"softmax", "log-softmax", "logsumexp", "layernorm", "rmsnorm", "cro
 
 @pytest.fixture(scope="module")
 def catalog() -> epldb.Catalog:
-    return epldb.load()
+    return repository_catalog()
 
 
 def test_repository_catalog_has_no_errors(catalog: epldb.Catalog) -> None:

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb import yamlsafe
 from epldb.yamlsafe import load_yaml
 
-CATALOG_ROOT = epldb.load().root
+CATALOG_ROOT = repository_catalog().root
 RECORDS = sorted((CATALOG_ROOT / "catalog").rglob("*.yaml"))
 
 

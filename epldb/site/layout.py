@@ -41,6 +41,8 @@ BASIS = f"{GENERATED}/basis.md"
 EXPERIMENTS_INDEX = f"{GENERATED}/experiments/index.md"
 HOME = "index.md"
 CONTRIBUTING = "contributing.md"
+ARCHITECTURE = f"{GENERATED}/architecture.md"  # docs/ARCHITECTURE.md, copied as it is
+ARCHITECTURE_SOURCE = "docs/ARCHITECTURE.md"
 
 UNFILED = "unfiled"  # family folder for a realization whose primitive is missing
 

@@ -1431,6 +1431,7 @@ def nav(site: Site) -> list[Any]:
         {"Experiments": experiment_pages.nav(site)},
         {"Evidence": evidence},
         {"Contributing": layout.CONTRIBUTING},
+        *([{"Architecture": layout.ARCHITECTURE}] if (cat.root / layout.ARCHITECTURE_SOURCE).is_file() else []),
     ]
 
 
@@ -1467,6 +1468,9 @@ def generate_pages(data: SiteData, docs_dir: Path, progress: Callable[[str], Non
     out.add(write_basis(site))
     experiment_pages.add_pages(site, out.add)
     out.files[layout.HOME_SNIPPET] = write_home_snippet(site).encode("utf-8")
+    architecture = cat.root / layout.ARCHITECTURE_SOURCE
+    if architecture.is_file():
+        out.files[layout.ARCHITECTURE] = architecture.read_bytes()
     out.files[layout.NAV_FILE] = yaml.safe_dump({"nav": nav(site)}, sort_keys=False, allow_unicode=True).encode("utf-8")
 
     target = docs_dir / layout.GENERATED

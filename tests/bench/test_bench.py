@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.bench import BenchItem, count_rows, grids_sized, rotation_sets
 from epldb.launch import ResolvedStep
 
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 
 
 def test_rotation_makes_the_working_set_four_times_l2() -> None:

@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.contracts import REGISTRY, get_contract, make_rng
 from epldb.contracts.device_reduce import paired_values
 from epldb.contracts.dtypes import from_float64, to_float64
 from epldb.launch import contract_arrays, plan_env, resolve_plan
 
 C = get_contract("device-reduce")
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 #: Generated from the catalog, never listed by hand.
 REALIZATIONS = sorted(r.id for r in CATALOG.realizations.values() if r.primitive == "device-reduce")
 

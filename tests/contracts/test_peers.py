@@ -20,12 +20,13 @@ from typing import Any
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.contracts import REGISTRY, get_contract, make_rng
 from epldb.contracts.base import Contract, Peer, Shape
 from epldb.contracts.dtypes import storage_dtype, to_float64
 from epldb.verify import error_figures
 
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 DTYPES = ("float32", "bfloat16", "int32")
 #: Below this many elements a reduction hides too little for a wrong peer to show.
 MIN_ELEMENTS = 1000

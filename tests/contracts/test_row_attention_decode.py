@@ -17,6 +17,7 @@ import pytest
 from float32_replays import attention_decode
 
 import epldb
+from repository import repository_catalog
 from epldb.contracts import REGISTRY, get_contract, make_rng
 from epldb.contracts.dtypes import from_float64, storage_dtype, to_float64
 from epldb.contracts.row_softmax_state import large_rows, neg_inf_mask
@@ -26,7 +27,7 @@ from epldb.verify import error_figures
 
 C = get_contract("row-attention-decode")
 STATE = get_contract("row-softmax-state")
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 NEG_INF = -math.inf
 F = np.float32
 DTYPES = ("float32", "bfloat16")

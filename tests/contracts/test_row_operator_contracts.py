@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.contracts import REGISTRY, get_contract, make_rng
 from epldb.contracts.dtypes import itemsize, storage_dtype
 from epldb.launch import LaunchLimits, ScalarArg, contract_arrays, plans_in_domain
 from epldb.launch.plan import RESIDENT
 
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 STATE = get_contract("row-softmax-state")
 
 

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.evidence import Row, read_sealed
 from epldb.measure import ProgressBar, bench_table, shape_label, verify_command, verify_table
 
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 
 
 def _row(subject: str, status: str = "passed", kind: str = "realization", **kw) -> Row:

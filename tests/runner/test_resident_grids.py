@@ -10,10 +10,11 @@ from __future__ import annotations
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.contracts import get_contract
 from epldb.launch import plans_in_domain
 
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 CLAIMS = sorted(r.id for r in CATALOG.realizations.values()
                 if any(step.get("resident") for step in (r.launch or {}).get("steps", [])))
 

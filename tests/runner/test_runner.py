@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.contracts import get_contract, make_rng
 from epldb.launch import ArrayArg, ResolvedPlan, ResolvedStep, ScalarArg
 from epldb.launch import plan_env
@@ -13,7 +14,7 @@ from epldb.launch.domain import outside_domain, shapes_for_point
 from epldb.device import DeviceInfo, choose_target
 from epldb.runner import Launcher, RunError, resolve_point
 
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 RUNNABLE = [r.id for r in CATALOG.realizations.values()
             if r.launch and get_contract(CATALOG.contract_name_of(r)) is not None]
 

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 import epldb
+from repository import repository_catalog
 from epldb.evidence import COLUMNS
 from epldb.standings import Timed, standings, tally, verdict
 
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 FAST, SLOW = "softmax/two-reduction-registers", "softmax/online-registers"  # verified
 DRAFT = "layernorm/sum-squares-registers"
 SHAPE = json.dumps({"cols": 1024, "rows": 32768}, separators=(",", ":"))

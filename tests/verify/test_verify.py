@@ -10,10 +10,11 @@ import pytest
 
 from epldb.launch.domain import shapes_for_point
 import epldb
+from repository import repository_catalog
 from epldb.contracts import get_contract
 from epldb.verify import error_figures
 
-CATALOG = epldb.load(lint=False)
+CATALOG = repository_catalog()
 #: Generated from the catalog, never listed by hand.
 RUNNABLE = [r.id for r in CATALOG.realizations.values()
             if r.launch and get_contract(CATALOG.contract_name_of(r)) is not None]

@@ -1,0 +1,3 @@
+#pragma once
+// A block-scope helper.
+template <int N> struct BlockThing {};

@@ -1,0 +1,5 @@
+#pragma once
+#include <cstdint>
+#include "../block/thing.cuh"
+
+template <int N> struct WarpThing { BlockThing<N> b; };
