@@ -60,7 +60,7 @@ def compile_command(args: argparse.Namespace) -> int:
         from epldb.evidence.static import record, toolchain_id
 
         added = record(catalog.root, builds, toolchain_id(find_toolchain()))
-        print(f"recorded {sum(added.values())} new fact row(s) for {sum(1 for n in added.values() if n)} of "
+        print(f"recorded {sum(added.values())} fact row(s), new or given their PTX hash, for {sum(1 for n in added.values() if n)} of "
               f"{len(added)} realization(s) under evidence/static/", file=sys.stderr)
     if args.json:
         dump_json({"builds": builds_as_dicts(builds), "problems": [p.as_dict() for p in problems]})

@@ -18,7 +18,8 @@ from typing import Any
 from epldb.compile import cache
 from epldb.compile.claims import check_claims, sass_unavailable_problem
 from epldb.compile.hashing import source_hash
-from epldb.compile.nvrtc import compile_program, default_options, problems_from_log
+from epldb.compile.nvrtc import compile_program, default_options, problems_from_log, ptx_options
+from epldb.compile.ptx import function_hashes
 from epldb.compile.ptxas import FunctionResources, parse_ptxas_log
 from epldb.compile.sass import disassemble, histograms, listings
 from epldb.compile.toolchain import Toolchain, find_toolchain
@@ -44,6 +45,7 @@ class EntryBuild:
     sass: dict[str, int]  # opcode histogram; {} if nvdisasm unavailable
     sass_variants: dict[str, int] = field(default_factory=dict)  # full mnemonics: LDG.E.128 → 4
     sass_sha256: str = ""  # of the function's instructions with operands: the machine code's identity
+    ptx_sha256: str = ""  # of the function's PTX with what it references (epldb.compile.ptx)
 
     @property
     def spills(self) -> bool:
@@ -64,6 +66,7 @@ class EntryBuild:
             "sass": dict(self.sass),
             "sass_variants": dict(self.sass_variants),
             "sass_sha256": self.sass_sha256,
+            "ptx_sha256": self.ptx_sha256,
         }
 
 
@@ -80,11 +83,13 @@ class RealizationBuild:
     problems: tuple[Problem, ...]  # compile errors and failed claims, located
     cached: bool
     seconds: float = 0.0  # wall time of compile_realization, cache hits included
+    ptx_only: bool = False  # stopped at PTX: no cubin, resources or SASS, claims unchecked
 
     @property
     def ok(self) -> bool:
         """Compiled, and no problem of severity error (failed claims included)."""
-        return self.cubin is not None and not any(p.severity == "error" for p in self.problems)
+        made = self.cubin is not None or (self.ptx_only and bool(self.entries))
+        return made and not any(p.severity == "error" for p in self.problems)
 
     def lowered_names(self) -> dict[str, str]:
         """Filled name expression → mangled name, for loading the cubin."""
@@ -143,8 +148,11 @@ def compile_realization(
     points: list[dict] | None = None,
     *,
     cache_dir: Path | None = None,
+    machine_code: bool = True,
 ) -> RealizationBuild:
-    """Compile every entry × point (default: the whole parameter space) for ``target``.
+    """Compile every entry × point (default: the whole parameter space) for ``target``; with
+    ``machine_code=False``, only as far as PTX (about two thirds of the time: no ptxas, no
+    nvdisasm), the entries then carrying their PTX hashes and nothing ptxas would have said.
 
     Never raises for a bad kernel, record or toolchain: everything wrong comes back in
     ``problems``, and ``cubin`` is None when there is nothing to run.
@@ -190,12 +198,18 @@ def compile_realization(
     expressions = sorted(origin)
 
     options = default_options(root, realization.kernel.source, target, tc)
+    if not machine_code:
+        options = ptx_options(options)
     key = _key(src_hash, kernel_file, expressions, options, target, tc)
     cache_dir = cache.default_cache_dir(root) if cache_dir is None else Path(cache_dir)
 
     hit = cache.load(cache_dir, key)
+    if hit is not None and "ptx" not in hit[1]:
+        hit = None  # cached before PTX hashes were kept: build it again
     cached = hit is not None
-    if hit is not None:
+    if hit is not None and not machine_code:
+        cubin, facts = hit
+    elif hit is not None:
         cubin, facts = hit
         stale_sass = facts.get("sass") is not None and any("sha256" not in f for f in facts["sass"].values())
         if facts.get("nvdisasm") != tc.nvdisasm_version or stale_sass:
@@ -208,11 +222,12 @@ def compile_realization(
     else:
         result = compile_program(source, kernel_file, expressions, options)
         problems.extend(problems_from_log(result.log, root, realization, target, origin, failed=not result.ok, status=result.status))
-        if not result.ok or result.cubin is None:
+        if not result.ok or (machine_code and result.cubin is None):
             return _failed(realization, target, nvrtc_version, src_hash, problems, t0)
-        cubin = result.cubin
+        # The PTX stands in for the cubin in the cache of a build that stops there.
+        cubin = result.cubin if result.cubin is not None else result.ptx.encode()
         report = parse_ptxas_log(result.log)
-        sass, why = _sass_of(cubin, tc)
+        sass, why = _sass_of(cubin, tc) if machine_code else (None, None)
         if why:
             problems.append(Problem(source_loc, why, "sass-unavailable", json_path(("kernel", "source")), "warning"))
         facts = {
@@ -226,6 +241,7 @@ def compile_realization(
             "lowered": result.lowered,
             "ptxas": {n: f.as_dict() for n, f in report.functions.items()},
             "sass": sass,
+            "ptx": function_hashes(result.ptx, set(result.lowered.values())),
             "log": result.log,
             "compile_seconds": result.seconds,
         }
@@ -239,12 +255,15 @@ def compile_realization(
 
     lowered: dict[str, str] = facts["lowered"]
     functions = {n: FunctionResources.from_dict(d) for n, d in facts["ptxas"].items()}
+    ptx_hashes: dict[str, str] = facts.get("ptx") or {}
     sass_all: dict[str, dict[str, dict[str, int]]] | None = facts.get("sass")
     entries: list[EntryBuild] = []
     for name, point, expr in jobs:
         low = lowered.get(expr, "")
         fn = functions.get(low)
-        if fn is None or fn.registers is None:
+        if not machine_code:
+            fn = FunctionResources(low)
+        elif fn is None or fn.registers is None:
             problems.append(
                 Problem(source_loc, f"ptxas reported no resources for {expr} ({low or 'no lowered name'}) on {target}", "ptxas-missing", json_path(("kernel", "source")), "warning")
             )
@@ -265,20 +284,23 @@ def compile_realization(
                 sass=dict(fs.get("opcodes", {})),
                 sass_variants=dict(fs.get("variants", {})),
                 sass_sha256=str(fs.get("sha256", "")),
+                ptx_sha256=ptx_hashes.get(low, ""),
             )
         )
 
-    problems.extend(check_claims(realization, entries, target, sass_available=sass_all is not None))
-    if sass_all is None:
-        problems.extend(sass_unavailable_problem(realization, target))
+    if machine_code:
+        problems.extend(check_claims(realization, entries, target, sass_available=sass_all is not None))
+        if sass_all is None:
+            problems.extend(sass_unavailable_problem(realization, target))
     return RealizationBuild(
         realization_id=realization.id,
         target=target,
         nvrtc_version=nvrtc_version,
         source_hash=src_hash,
-        cubin=cubin,
+        cubin=cubin if machine_code else None,
         entries=tuple(entries),
         problems=tuple(problems),
         cached=cached,
         seconds=time.perf_counter() - t0,
+        ptx_only=not machine_code,
     )

@@ -32,6 +32,14 @@ class CompileResult:
     cubin: bytes | None = None
     lowered: dict[str, str] = field(default_factory=dict)  # name expression → mangled name
     seconds: float = 0.0
+    ptx: str = ""
+
+
+def ptx_options(options: Sequence[str]) -> list[str]:
+    """The options of a build that stops at PTX: the virtual architecture of the same name
+    (``sm_90a`` → ``compute_90a``, whose PTX is byte for byte the PTX a cubin build makes), no ptxas."""
+    out = [o for o in options if not o.startswith("--ptxas-options")]
+    return [o.replace("=sm_", "=compute_", 1) if o.startswith("--gpu-architecture=") else o for o in out]
 
 
 def default_options(root: Path, kernel_rel: str, target: str, toolchain: Toolchain) -> list[str]:
@@ -92,6 +100,14 @@ def compile_program(
             lerr, low = nvrtc.nvrtcGetLoweredName(prog, e.encode())
             if lerr == ok:
                 lowered[e] = low.decode()
+        err, size = nvrtc.nvrtcGetPTXSize(prog)
+        if err != ok:
+            return CompileResult(False, err.name, log + f"\nnvrtcGetPTXSize failed: {err.name}", seconds=seconds)
+        buf = b" " * size
+        (err,) = nvrtc.nvrtcGetPTX(prog, buf)
+        ptx = buf.rstrip(b"\0").decode("utf-8", errors="replace")
+        if not any(o.startswith("--gpu-architecture=sm_") for o in options):
+            return CompileResult(True, err.name, log, None, lowered, seconds, ptx)
         err, size = nvrtc.nvrtcGetCUBINSize(prog)
         if err != ok:
             return CompileResult(False, err.name, log + f"\nnvrtcGetCUBINSize failed: {err.name}", seconds=seconds)
@@ -99,7 +115,7 @@ def compile_program(
         (err,) = nvrtc.nvrtcGetCUBIN(prog, cubin)
         if err != ok:
             return CompileResult(False, err.name, log + f"\nnvrtcGetCUBIN failed: {err.name}", seconds=seconds)
-        return CompileResult(True, err.name, log, cubin, lowered, seconds)
+        return CompileResult(True, err.name, log, cubin, lowered, seconds, ptx)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
 

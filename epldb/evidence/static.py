@@ -10,12 +10,13 @@ kernel is judged by them, epldb.evidence.freshness). Columns: ``realization``, `
 ``static_shared_bytes``, ``stack_bytes``, ``spill_store_bytes``, ``spill_load_bytes``,
 ``barriers``, ``sass`` and ``sass_variants`` (JSON opcode histograms), ``sass_sha256`` (of the
 function's instructions: equal hashes mean the same machine code), ``claims`` (passed | failed:
-the record's machine-code claims on this build) and ``problems`` (JSON list of the build's
-located problems).
+the record's machine-code claims on this build), ``problems`` (JSON list of the build's
+located problems) and ``ptx_sha256`` (of the function's PTX, epldb.compile.ptx: what CI compiles
+to, since on one toolchain equal PTX means equal machine code; null on rows recorded before it).
 
 ``epldb compile --record`` writes them; the site, ``show`` and freshness read them, so a fresh
 clone renders its pages without NVRTC; CI compiles every instantiation and fails when the committed
-facts are not what the toolchain it pins produces (tests/compile/test_committed_facts.py).
+facts are not what the toolchain it pins produces (tests/compile/test_catalog_builds.py).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 STATIC_DIR = "evidence/static"
 INT_COLUMNS = ("registers", "static_shared_bytes", "stack_bytes", "spill_store_bytes", "spill_load_bytes", "barriers")
 TEXT_COLUMNS = ("realization", "target", "entry", "point", "expression", "lowered_name", "source_hash", "toolchain",
-                "sass", "sass_variants", "sass_sha256", "claims", "problems")
+                "sass", "sass_variants", "sass_sha256", "claims", "problems", "ptx_sha256")
 KEY = ("target", "entry", "point", "source_hash", "toolchain")
 
 
@@ -67,6 +68,7 @@ def rows_of(build: Any, toolchain: str) -> list[dict[str, Any]]:
         **{c: int(getattr(e, c)) for c in INT_COLUMNS},
         "sass": canonical_json(e.sass), "sass_variants": canonical_json(e.sass_variants), "sass_sha256": e.sass_sha256,
         "claims": "failed" if failed else "passed", "problems": canonical_json(problems),
+        "ptx_sha256": e.ptx_sha256 or None,
     } for e in build.entries]
 
 
@@ -87,7 +89,8 @@ def write_facts(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def record(root: Path, builds: Iterable[Any], toolchain: str) -> dict[str, int]:
     """Add the facts of ``builds`` to each realization's file; rows already there (same key) are
-    kept as they are. Returns realization id → rows added."""
+    kept as they are, except that a PTX hash they lack is filled in (the column came later).
+    Returns realization id → rows added or filled in."""
     by_realization: dict[str, list[Any]] = {}
     for b in builds:
         if b.cubin is not None and b.entries:
@@ -96,11 +99,18 @@ def record(root: Path, builds: Iterable[Any], toolchain: str) -> dict[str, int]:
     for rid, bs in sorted(by_realization.items()):
         path = facts_path(root, rid)
         rows = read_facts(path)
-        keys = {tuple(str(r[k]) for k in KEY) for r in rows}
-        new = [r for b in bs for r in rows_of(b, toolchain) if tuple(str(r[k]) for k in KEY) not in keys]
-        if new:
+        known = {tuple(str(r[k]) for k in KEY): r for r in rows}
+        new, filled = [], 0
+        for r in (r for b in bs for r in rows_of(b, toolchain)):
+            old = known.get(tuple(str(r[k]) for k in KEY))
+            if old is None:
+                new.append(r)
+            elif not old.get("ptx_sha256") and r["ptx_sha256"]:
+                old["ptx_sha256"] = r["ptx_sha256"]
+                filled += 1
+        if new or filled:
             write_facts(path, rows + new)
-        added[rid] = len(new)
+        added[rid] = len(new) + filled
     return added
 
 
