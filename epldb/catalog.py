@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,13 @@ from epldb.records import (
     Realization,
     Record,
     SourceMap,
+    Target,
     experiment_from,
     feature_from,
     operator_from,
     primitive_from,
     realization_from,
+    target_from,
 )
 from epldb.yamlsafe import load_yaml
 
@@ -41,6 +44,7 @@ _LAYOUT: dict[schema.Kind, tuple[str, int, Callable[[dict[str, Any], str, Source
     "realization": ("realizations", 2, realization_from),
     "operator": ("operators", 1, operator_from),
     "experiment": ("experiments", 1, experiment_from),
+    "target": ("targets", 1, target_from),
 }
 
 
@@ -73,6 +77,7 @@ class Catalog:
     realizations: dict[str, Realization] = field(default_factory=dict)
     operators: dict[str, Operator] = field(default_factory=dict)
     experiments: dict[str, Experiment] = field(default_factory=dict)
+    targets: dict[str, Target] = field(default_factory=dict)  # profiles, by target name
     files: list[RecordFile] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -96,13 +101,15 @@ class Catalog:
         yield from self.realizations.values()
         yield from self.operators.values()
         yield from self.experiments.values()
+        yield from self.targets.values()
 
     def get(self, record_id: str) -> Record | None:
         """Any record by id (realization ids contain a '/', so ids never collide across kinds
         except between features, primitives and operators, which are looked up in that order;
         primitive and operator ids must differ, lint rule subject-ids-distinct, since both name
-        realization folders; experiment ids, '<NNNN>-<slug>', last)."""
-        for mapping in (self.realizations, self.primitives, self.features, self.operators, self.experiments):
+        realization folders; experiment ids, '<NNNN>-<slug>', then target profiles, 'sm_NN')."""
+        for mapping in (self.realizations, self.primitives, self.features, self.operators, self.experiments,
+                        self.targets):
             if record_id in mapping:
                 return mapping[record_id]  # type: ignore[return-value]
         return None
@@ -246,11 +253,17 @@ def _no_catalog(root: Path) -> Problem | None:
     return None
 
 
-def _discover(root: Path) -> tuple[list[RecordFile], list[Problem]]:
+#: The repository epldb is installed from: its schemas and target profiles serve roots without them.
+_REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def _discover(root: Path, only: str | None = None) -> tuple[list[RecordFile], list[Problem]]:
     files: list[RecordFile] = []
     problems: list[Problem] = []
     catalog_dir = root / "catalog"
     for kind, (folder, depth, _) in _LAYOUT.items():
+        if only is not None and kind != only:
+            continue
         base = catalog_dir / folder
         if not base.is_dir():
             continue
@@ -277,6 +290,48 @@ def _discover(root: Path) -> tuple[list[RecordFile], list[Problem]]:
     return files, problems
 
 
+def _read(root: Path, rf: RecordFile, schema_dir: Path, problems: list[Problem]) -> Record | None:
+    """One record file parsed, schema-checked and typed; None (its problems kept) when it is not valid."""
+    try:
+        text = (root / rf.path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(Location(rf.path), f"cannot read the file: {exc}", "io"))
+        return None
+    doc, yaml_problems = load_yaml(text, rf.path)
+    problems.extend(yaml_problems)
+    if doc is None:
+        return None
+    rf.data, rf.source = doc.data, doc.source
+    if not isinstance(doc.data, dict):
+        problems.append(Problem(doc.source.at(()), "a record is a YAML mapping of fields", schema.RULE))
+        return None
+    schema_problems = schema.validate(doc.data, rf.kind, doc.source, schema_dir)
+    problems.extend(schema_problems)
+    if schema_problems or yaml_problems:
+        return None
+    rf.valid = True
+    return _LAYOUT[rf.kind][2](doc.data, rf.path, doc.source)
+
+
+def _add(record: Record | None, mapping: dict[str, Any], problems: list[Problem]) -> None:
+    if record is None:
+        return
+    if record.id in mapping:
+        first = mapping[record.id]
+        problems.append(Problem(record.loc("id"), f"id '{record.id}' is already used by {first.file}", "unique-id", "$.id"))
+        return
+    mapping[record.id] = record
+
+
+def _derive_targets(catalog: Catalog) -> None:
+    """A realization that names the features it needs rather than its targets builds for every
+    profile that has them all (lint rule target-profiles reports one that matches none)."""
+    for rid, r in catalog.realizations.items():
+        if not r.targets and r.requires:
+            fitting = tuple(t.id for t in catalog.targets.values() if set(r.requires) <= set(t.features))
+            catalog.realizations[rid] = replace(r, targets=fitting)
+
+
 def load(root: Path | str | None = None, *, strict: bool = False, cls: type[Catalog] = Catalog) -> Catalog:
     """Load and schema-check the catalog under ``root`` (default: :func:`default_root`) as a
     ``cls``; the lint rules are a layer above (epldb.lab.load runs them). A root without a catalog
@@ -294,50 +349,55 @@ def load(root: Path | str | None = None, *, strict: bool = False, cls: type[Cata
     if not schema_dir.is_dir():
         # A root without its own schemas (a test fixture) is checked against those of the repository
         # epldb is installed from.
-        schema_dir = Path(__file__).resolve().parent.parent / "catalog" / "schema"
+        schema_dir = _REPOSITORY / "catalog" / "schema"
     mappings: dict[str, dict[str, Any]] = {
         "feature": catalog.features,
         "primitive": catalog.primitives,
         "realization": catalog.realizations,
         "operator": catalog.operators,
         "experiment": catalog.experiments,
+        "target": catalog.targets,
     }
     for rf in files:
-        try:
-            text = (root_path / rf.path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(Location(rf.path), f"cannot read the file: {exc}", "io"))
-            continue
-        doc, yaml_problems = load_yaml(text, rf.path)
-        problems.extend(yaml_problems)
-        if doc is None:
-            continue
-        rf.data, rf.source = doc.data, doc.source
-        if not isinstance(doc.data, dict):
-            problems.append(Problem(doc.source.at(()), "a record is a YAML mapping of fields", schema.RULE))
-            continue
-        schema_problems = schema.validate(doc.data, rf.kind, doc.source, schema_dir)
-        problems.extend(schema_problems)
-        if schema_problems or yaml_problems:
-            continue
-        rf.valid = True
-        record = _LAYOUT[rf.kind][2](doc.data, rf.path, doc.source)
-        mapping = mappings[rf.kind]
-        if record.id in mapping:
-            first = mapping[record.id]
-            problems.append(Problem(record.loc("id"), f"id '{record.id}' is already used by {first.file}",
-                                    "unique-id", "$.id"))
-            continue
-        mapping[record.id] = record
+        _add(_read(root_path, rf, schema_dir, problems), mappings[rf.kind], problems)
+    if not (root_path / "catalog" / "targets").is_dir():
+        # A root without target profiles (a test fixture) builds for those of the installed repository.
+        repo = _REPOSITORY
+        target_files, _ = _discover(repo, only="target") if repo != root_path else ([], [])
+        for rf in target_files:
+            _add(_read(repo, rf, repo / "catalog" / "schema", problems), catalog.targets, problems)
     catalog.files = files
     for mapping in mappings.values():
         ordered = dict(sorted(mapping.items()))
         mapping.clear()
         mapping.update(ordered)
+    _derive_targets(catalog)
     catalog.problems = sort_problems(problems)
     if strict and has_errors(catalog.problems):
         raise CatalogInvalid(catalog.problems)
     return catalog
+
+
+def target_profiles(root: Path | str) -> dict[str, Target]:
+    """The target profiles builds under ``root`` read (its own catalog/targets/, else the installed
+    repository's), without loading the rest of the catalog; their problems are load()'s to report."""
+    base = Path(root).resolve()
+    if not (base / "catalog" / "targets").is_dir():
+        base = _REPOSITORY
+    files, _ = _discover(base, only="target")
+    stamps = tuple((rf.path, (base / rf.path).stat().st_mtime_ns) for rf in files)
+    return _profiles(base, stamps)
+
+
+@cache
+def _profiles(base: Path, stamps: tuple[tuple[str, int], ...]) -> dict[str, Target]:
+    out: dict[str, Target] = {}
+    schema_dir = base / "catalog" / "schema"
+    for path, _ in stamps:
+        record = _read(base, RecordFile("target", path, Path(path).stem), schema_dir, [])
+        if isinstance(record, Target):
+            out.setdefault(record.id, record)
+    return out
 
 
 _CATALOGS: dict[str, Catalog] = {}

@@ -53,6 +53,36 @@ class Record:
 
 
 @dataclass(frozen=True)
+class TargetLimits:
+    """What one launch on a target may ask for (catalog/schema/target.schema.json, ``limits``)."""
+
+    max_threads_per_block: int
+    max_block: tuple[int, int, int]
+    max_grid: tuple[int, int, int]
+    max_shared_bytes_per_block: int
+    shared_bytes_per_sm: int
+    registers_per_sm: int
+    max_registers_per_thread: int
+    max_threads_per_sm: int
+    max_blocks_per_sm: int
+    max_cluster_blocks: int
+    reference_sms: int
+
+
+@dataclass(frozen=True)
+class Target(Record):
+    """A compilation target's profile: its features, launch limits and NVRTC options."""
+
+    summary: str = ""
+    compute_capability: tuple[int, int] = (0, 0)
+    arch_specific: bool = False
+    features: tuple[str, ...] = ()
+    limits: TargetLimits | None = None
+    nvrtc_options: tuple[str, ...] = ()
+    devices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Feature(Record):
     question: str = ""
     definition: str = ""
@@ -139,7 +169,8 @@ class Realization(Record):
     strategy: tuple[Phase, ...] = ()
     kernel: Kernel = Kernel("", ())
     params: dict[str, tuple[ParamValue, ...]] = field(default_factory=dict)
-    targets: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()  # as written, else (after loading) every profile with `requires`
+    requires: tuple[str, ...] = ()  # target features the kernel needs
     launch: dict[str, Any] | None = None  # the raw plan; epldb.launch evaluates it
     claims: Claims = Claims()
     determinism: str = "bitwise"
@@ -253,6 +284,21 @@ def _common(data: dict[str, Any], file: str, source: SourceMap) -> dict[str, Any
     return {"id": data["id"], "title": data["title"], "file": file, "source": source, "data": data}
 
 
+def target_from(data: dict[str, Any], file: str, source: SourceMap) -> Target:
+    lim = data["limits"]
+    limits = TargetLimits(**{k: tuple(v) if isinstance(v, list) else v for k, v in lim.items()})
+    return Target(
+        **_common(data, file, source),
+        summary=data["summary"],
+        compute_capability=(int(data["compute_capability"][0]), int(data["compute_capability"][1])),
+        arch_specific=bool(data["arch_specific"]),
+        features=tuple(data["features"]),
+        limits=limits,
+        nvrtc_options=tuple(data.get("nvrtc_options", ())),
+        devices=tuple(data.get("devices", ())),
+    )
+
+
 def feature_from(data: dict[str, Any], file: str, source: SourceMap) -> Feature:
     return Feature(
         **_common(data, file, source),
@@ -296,7 +342,8 @@ def realization_from(data: dict[str, Any], file: str, source: SourceMap) -> Real
             entries=tuple(Entry.from_dict(e) for e in data["kernel"]["entries"]),
         ),
         params={k: tuple(v) for k, v in data["params"].items()},
-        targets=tuple(data["targets"]),
+        targets=tuple(data.get("targets", ())),
+        requires=tuple(data.get("requires", ())),
         launch=data.get("launch"),
         claims=Claims(
             sass_require=tuple(sass.get("require", ())),

@@ -14,8 +14,8 @@ from typing import Any, Literal
 from epldb.problems import Problem, json_path
 from epldb.records import JsonPath, SourceMap
 
-Kind = Literal["feature", "primitive", "realization", "operator", "experiment"]
-KINDS: tuple[Kind, ...] = ("feature", "primitive", "realization", "operator", "experiment")
+Kind = Literal["feature", "primitive", "realization", "operator", "experiment", "target"]
+KINDS: tuple[Kind, ...] = ("feature", "primitive", "realization", "operator", "experiment", "target")
 RULE = "schema"
 
 

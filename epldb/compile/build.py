@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from epldb.catalog import target_profiles
 from epldb.compile import cache
 from epldb.compile.claims import check_claims, sass_unavailable_problem
 from epldb.compile.hashing import source_hash
@@ -197,7 +198,8 @@ def compile_realization(
         return _failed(realization, target, nvrtc_version, src_hash, problems, t0)
     expressions = sorted(origin)
 
-    options = default_options(root, realization.kernel.source, target, tc)
+    profile = target_profiles(root).get(target)
+    options = default_options(root, realization.kernel.source, target, tc) + list(profile.nvrtc_options if profile else ())
     if not machine_code:
         options = ptx_options(options)
     key = _key(src_hash, kernel_file, expressions, options, target, tc)

@@ -28,7 +28,7 @@ from epldb.launch.domain import check_domain, in_domain, shapes_for_point
 from epldb.launch.env import ITEMSIZE, plan_env
 from epldb.launch.expr import Expr, ExprError, evaluate, parse
 from epldb.problems import Problem, json_path
-from epldb.records import Realization
+from epldb.records import Realization, Target
 
 if TYPE_CHECKING:
     from epldb.contracts.base import Contract
@@ -49,7 +49,9 @@ ResidentBlocks = Callable[[str, tuple[int, int, int], int], int]
 
 @dataclass(frozen=True)
 class LaunchLimits:
-    """What a launch may ask for. Defaults are sm_90's (H100/H200); the runner reads the device's."""
+    """What a launch may ask for. The lint reads the profiles of a record's targets
+    (catalog/targets/, :meth:`of`), the runner the device's; the defaults, for callers with neither,
+    are sm_90a's profile (a test keeps them equal)."""
 
     max_threads_per_block: int = 1024
     max_block: tuple[int, int, int] = (1024, 1024, 64)
@@ -57,6 +59,27 @@ class LaunchLimits:
     max_shared_bytes: int = 227 * 1024  # dynamic shared memory per block after opting in
     max_cluster_blocks: int = 8  # the portable cluster size
     sms: int = 132  # streaming multiprocessors: resident_blocks' stand-in without a GPU is one per SM
+
+    @classmethod
+    def of(cls, target: Target) -> LaunchLimits:
+        """The limits of a target's profile (its reference device's SM count standing in for the GPU's)."""
+        lim = target.limits
+        if lim is None:
+            return cls()
+        return cls(lim.max_threads_per_block, lim.max_block, lim.max_grid, lim.max_shared_bytes_per_block,
+                   lim.max_cluster_blocks, lim.reference_sms)
+
+    @classmethod
+    def tightest(cls, targets: Sequence[Target]) -> LaunchLimits:
+        """What a launch may ask for on every one of ``targets``: a plan that fits these fits each."""
+        each = [cls.of(t) for t in targets]
+        if not each:
+            return cls()
+        return cls(min(x.max_threads_per_block for x in each),
+                   tuple(min(x.max_block[i] for x in each) for i in range(3)),  # type: ignore[arg-type]
+                   tuple(min(x.max_grid[i] for x in each) for i in range(3)),  # type: ignore[arg-type]
+                   min(x.max_shared_bytes for x in each), min(x.max_cluster_blocks for x in each),
+                   min(x.sms for x in each))
 
 
 @dataclass(frozen=True)
@@ -378,8 +401,10 @@ def _parse_all(realization: Realization) -> list[tuple[tuple[str | int, ...], st
     return out
 
 
-def check_plan(realization: Realization, contract: "Contract | None") -> list[Problem]:
-    """Static check of a launch plan, without a GPU (for lint)."""
+def check_plan(realization: Realization, contract: "Contract | None", limits: LaunchLimits = LaunchLimits()
+               ) -> list[Problem]:
+    """Static check of a launch plan, without a GPU (for lint), within ``limits`` (the lint passes
+    the tightest of the realization's targets)."""
     problems: list[Problem] = []
 
     def add(path: tuple[str | int, ...], message: str, severity: str = "error") -> None:
@@ -466,14 +491,14 @@ def check_plan(realization: Realization, contract: "Contract | None") -> list[Pr
     problems.extend(domain_problems)
     if not parsed_ok or domain_problems or not realization.params:
         return problems
-    # Every point at every shape verify runs it at must resolve within the (sm_90) limits; report
+    # Every point at every shape verify runs it at must resolve within the targets' limits; report
     # the first failure per field so one bad expression does not produce a problem per point.
     seen: set[str] = {p.json_path for p in problems}
     for point, shapes in served or []:
         if contract.required_params and any(p not in point for p in contract.required_params):
             continue
         for shape in shapes:
-            resolved = resolve_plan(realization, plan_env(shape, point), roles)
+            resolved = resolve_plan(realization, plan_env(shape, point), roles, limits)
             for p in resolved.problems:
                 if p.json_path not in seen:
                     seen.add(p.json_path)

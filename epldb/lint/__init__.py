@@ -29,6 +29,7 @@ from epldb.lint import (
     realizes_one_subject,
     references_resolve,
     subject_ids_distinct,
+    target_profiles,
 )
 from epldb.problems import Problem
 
@@ -58,6 +59,7 @@ RULES: tuple[Rule, ...] = tuple(
         operator_primitive_symmetry,
         kernel_path_inside,
         kernel_has_record,
+        target_profiles,
         include_layers,
         entry_symbols,
         placeholders_declared,

@@ -7,13 +7,14 @@
 //          primitive tma-bulk-copy).
 #pragma once
 
+#include "../target.cuh"
 #include "../thread/cache_policy.cuh"
 #include "../util.cuh"
 #include "mbarrier.cuh"
 
 namespace epl {
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(EPL_HAS_BULK_COPY)
 
 // Bytes one bulk copy carries: small enough that a span goes out as several copies the copy engine
 // overlaps, large enough that a 200 KiB span takes a handful of instructions.
@@ -45,6 +46,6 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-#endif  // __CUDA_ARCH__ >= 900
+#endif  // EPL_HAS_BULK_COPY
 
 }  // namespace epl

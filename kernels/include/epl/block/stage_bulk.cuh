@@ -10,6 +10,7 @@
 // threads' registers hold (16 bytes a load, a few loads a thread).
 #pragma once
 
+#include "../target.cuh"
 #include "../util.cuh"
 #include "bulk_copy.cuh"
 #include "mbarrier.cuh"
@@ -22,7 +23,7 @@ struct alignas(8) BulkBarrier {
   unsigned long long word;
 };
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(EPL_HAS_BULK_COPY)
 
 // Every thread of the block calls it, converged. dst: shared, 16-byte aligned; src: global,
 // 16-byte aligned; bytes a multiple of 16 (0 allowed). On return the span is in dst and visible to
@@ -39,6 +40,6 @@ __device__ __forceinline__ void stage_bulk(void* dst, const void* src, unsigned 
   mbarrier_wait_parity(b, 0);
 }
 
-#endif  // __CUDA_ARCH__ >= 900
+#endif  // EPL_HAS_BULK_COPY
 
 }  // namespace epl

@@ -13,15 +13,14 @@
 // 1-D cluster of CLUSTER blocks (compile-time __cluster_dims__(CLUSTER, 1, 1) on the entry).
 #pragma once
 
-#include <cooperative_groups.h>
-
+#include "../target.cuh"
 #include "../util.cuh"
 #include "../warp/reduce_shfl_down.cuh"
 
 namespace epl {
 namespace device {
 
-#if defined(_CG_HAS_CLUSTER_GROUP)
+#if defined(EPL_HAS_CLUSTERS)
 
 // Every thread of every block of the cluster calls it, converged, with v valid in thread 0.
 // Valid result: thread 0 of the block whose cluster rank is 0 (the other threads and blocks get
@@ -29,22 +28,23 @@ namespace device {
 template <int CLUSTER, typename Op>
 __device__ __forceinline__ float cluster_reduce_dsmem(float v, Op op = Op()) {
   static_assert(is_pow2(CLUSTER) && CLUSTER <= kWarpThreads, "CLUSTER must be a power of two <= 32");
-  namespace cg = cooperative_groups;
+  // The CUDA cluster builtins (what cooperative_groups' cluster_group wraps, without its headers).
   __shared__ float slot;
-  cg::cluster_group cluster = cg::this_cluster();
   if (threadIdx.x == 0) slot = v;
-  cluster.sync();  // every block's slot written, and visible cluster-wide (release/acquire)
+  __cluster_barrier_arrive();  // every block's slot written, and visible cluster-wide (release/acquire)
+  __cluster_barrier_wait();
   float r = v;
-  if (cluster.block_rank() == 0 && threadIdx.x < kWarpThreads) {  // warp 0 of rank 0, converged
+  if (__clusterRelativeBlockRank() == 0 && threadIdx.x < kWarpThreads) {  // warp 0 of rank 0, converged
     const int lane = static_cast<int>(threadIdx.x);
-    const float w = lane < CLUSTER ? *cluster.map_shared_rank(&slot, lane) : Op::identity();
+    const float w = lane < CLUSTER ? *static_cast<float*>(__cluster_map_shared_rank(&slot, lane)) : Op::identity();
     r = warp_reduce_shfl_down<CLUSTER>(w, op);  // lane 0 combines ranks 0..CLUSTER-1
   }
-  cluster.sync();  // no block may exit (freeing its slot) while rank 0 still reads it
+  __cluster_barrier_arrive();  // no block may exit (freeing its slot) while rank 0 still reads it
+  __cluster_barrier_wait();
   return r;
 }
 
-#endif  // _CG_HAS_CLUSTER_GROUP
+#endif  // EPL_HAS_CLUSTERS
 
 }  // namespace device
 }  // namespace epl

@@ -19,9 +19,8 @@
 // reproducible run to run for a fixed mapping.
 #pragma once
 
-#include <cooperative_groups.h>  // _CG_HAS_CLUSTER_GROUP: the target has clusters
-
 #include "../block/mbarrier.cuh"
+#include "../target.cuh"
 #include "../thread/load.cuh"
 #include "../util.cuh"
 #include "../warp/reduce_state.cuh"
@@ -111,7 +110,7 @@ class RowLanes {
   bool used_ = false;
 };
 
-#if defined(_CG_HAS_CLUSTER_GROUP)
+#if defined(EPL_HAS_CLUSTERS)
 
 // One row per cluster of CLUSTER blocks of BLOCK threads. Launch: gridDim.x == rows * CLUSTER and a
 // compile-time __cluster_dims__(CLUSTER, 1, 1) on the entry.
@@ -215,6 +214,6 @@ class RowCluster {
   int count_ = 0;
 };
 
-#endif  // _CG_HAS_CLUSTER_GROUP
+#endif  // EPL_HAS_CLUSTERS
 
 }  // namespace epl

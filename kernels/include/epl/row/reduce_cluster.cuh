@@ -11,13 +11,14 @@
 #pragma once
 
 #include "../device/cluster_reduce_dsmem.cuh"
+#include "../target.cuh"
 #include "../util.cuh"
 #include "fold.cuh"
 #include "reduce_block.cuh"
 
 namespace epl {
 
-#if defined(_CG_HAS_CLUSTER_GROUP)
+#if defined(EPL_HAS_CLUSTERS)
 
 // The body of a row-reduce kernel mapping one row to each cluster of CLUSTER blocks: cluster c
 // (blocks c*CLUSTER .. c*CLUSTER + CLUSTER-1) reduces row c; block rank k takes the slice
@@ -46,6 +47,6 @@ __device__ __forceinline__ void row_reduce_cluster_slices(const T* __restrict__ 
   if (rank == 0 && threadIdx.x == 0) out[row] = r;
 }
 
-#endif  // _CG_HAS_CLUSTER_GROUP
+#endif  // EPL_HAS_CLUSTERS
 
 }  // namespace epl

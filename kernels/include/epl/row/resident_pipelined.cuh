@@ -16,6 +16,7 @@
 // next row, for rows too long for one block (64 Ki columns: a 64 KiB slice per block of 4).
 #pragma once
 
+#include "../target.cuh"
 #include "resident.cuh"
 
 namespace epl {
@@ -26,7 +27,7 @@ template <typename Group>
 struct GridRows {
   __device__ __forceinline__ static int of_grid() { return static_cast<int>(gridDim.x) * Group::ROWS_PER_BLOCK; }
 };
-#if defined(_CG_HAS_CLUSTER_GROUP)
+#if defined(EPL_HAS_CLUSTERS)
 template <int CLUSTER, int BLOCK>
 struct GridRows<RowCluster<CLUSTER, BLOCK>> {
   __device__ __forceinline__ static int of_grid() { return static_cast<int>(gridDim.x) / CLUSTER; }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "../block/stage_bulk.cuh"
+#include "../target.cuh"
 #include "reread.cuh"
 
 namespace epl {
@@ -29,7 +30,7 @@ __host__ __device__ constexpr int row_staged_bytes(int cols, int cluster) {
   return ceil_div(ceil_div(cols, cluster), Vec16<T>::N) * Vec16<T>::N * static_cast<int>(sizeof(T));
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(EPL_HAS_BULK_COPY) && defined(EPL_HAS_CLUSTERS)
 
 // Who stages a row: a block (CLUSTER 1) or a cluster of CLUSTER blocks, a slice each.
 template <int CLUSTER, int BLOCK>
@@ -78,6 +79,6 @@ __device__ __forceinline__ void rows_staged(Stats stats, const T* __restrict__ x
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }
 
-#endif  // __CUDA_ARCH__ >= 900
+#endif  // EPL_HAS_BULK_COPY && EPL_HAS_CLUSTERS
 
 }  // namespace epl

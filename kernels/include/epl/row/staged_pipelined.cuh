@@ -26,6 +26,7 @@
 #pragma once
 
 #include "../block/bulk_copy.cuh"
+#include "../target.cuh"
 #include "resident_pipelined.cuh"
 #include "staged.cuh"
 
@@ -46,7 +47,7 @@ struct ReadsRowHead<Stats, decltype(void(Stats::kReadsRowHead))> {
   static constexpr bool value = Stats::kReadsRowHead;
 };
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(EPL_HAS_BULK_COPY) && defined(EPL_HAS_CLUSTERS)
 
 // rewrite_row_segment's vector path (rewrite.cuh) with the parameters on chip: thread `lane` writes
 // vectors lane + k * LANES, k < VECS, of seg[0, n) (n a whole number of vectors, at most VECS * LANES
@@ -200,6 +201,6 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
   }
 }
 
-#endif  // __CUDA_ARCH__ >= 900
+#endif  // EPL_HAS_BULK_COPY && EPL_HAS_CLUSTERS
 
 }  // namespace epl
