@@ -361,11 +361,7 @@ def load(root: Path | str | None = None, *, strict: bool = False, cls: type[Cata
     for rf in files:
         _add(_read(root_path, rf, schema_dir, problems), mappings[rf.kind], problems)
     if not (root_path / "catalog" / "targets").is_dir():
-        # A root without target profiles (a test fixture) builds for those of the installed repository.
-        repo = _REPOSITORY
-        target_files, _ = _discover(repo, only="target") if repo != root_path else ([], [])
-        for rf in target_files:
-            _add(_read(repo, rf, repo / "catalog" / "schema", problems), catalog.targets, problems)
+        catalog.targets.update(target_profiles(root_path))  # a fixture builds for the repository's
     catalog.files = files
     for mapping in mappings.values():
         ordered = dict(sorted(mapping.items()))
