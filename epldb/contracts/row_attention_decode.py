@@ -54,7 +54,7 @@ partial sums grow to about cols / 8 per chain, so each add rounds away up to hal
 large sum: a random walk of relative size about u * sqrt(chain)), one rounding per rescale and per
 merge, and o = acc * (1 / l) (two). The normwise scale is the largest |o| of the shape, about
 3 / sqrt(cols) in long rows, up to 1 in one-key rows. Replayed in float32 in the order of
-epl/row/attention.cuh (tests/contracts/test_row_attention_decode.py with
+epl/body/attention.cuh (tests/contracts/test_row_attention_decode.py with
 float32_replays.attention_decode, exponentials given +-2 ulp of noise): online-block (4 or 8
 warps on interleaved keys, 4 or 8 keys a round, warps merged in warp order) at most 3.8e-6 (the
 65537-key rows, bfloat16), split-kv (4 to 64 splits) 2.4e-6, materialize-weights 3.2e-6; a single

@@ -1,6 +1,6 @@
 """Contract ``row-moments``: mean and population variance of every row, on inputs with mean >> std.
 
-The contract of mergeable-statistics (kernels/include/epl/row/moments.cuh, epl/thread/welford.cuh):
+The contract of mergeable-statistics (kernels/include/epl/body/moments.cuh, epl/thread/welford.cuh):
 ``x`` is ``rows x cols`` elements of ``dtype`` (float32 or bfloat16), row-major and contiguous;
 ``mean[r]`` is the mean of ``x[r, :]`` and ``var[r]`` its population variance (divisor ``cols``),
 both stored as float32. The reference is float64 over the inputs' exact values (a two-pass mean
@@ -36,7 +36,7 @@ mean's tolerance, and the variance by about 0.7 / cols, so a single lost element
 variance only for rows up to about 700 (float32) or 70000 (bfloat16) elements; lost vectors,
 wrong rows, unwritten outputs (poison, canaries) and any wrong offset are caught at every shape.
 The row-reduce contract's wide-range inputs cover lost elements of the shared load loop
-(epl/row/visit.cuh follows epl/row/fold.cuh's access pattern).
+(epl/group/visit.cuh follows epl/group/fold.cuh's access pattern).
 
 Minimal traffic: read ``rows * cols * sizeof(T)`` bytes once, write ``8 * rows`` bytes. Work: about
 3 flops per element (add, subtract, multiply-add), so every realization is memory-bound and the

@@ -1,6 +1,6 @@
 """Contract ``row-reduce``: every row of a row-major [rows, cols] matrix reduced to one float32.
 
-The contract of segmented-row-reduce (kernels/include/epl/row/): ``x`` is ``rows x cols``
+The contract of segmented-row-reduce (kernels/include/epl/body/reduce*.cuh): ``x`` is ``rows x cols``
 elements of ``dtype`` (float32 or bfloat16), row-major and contiguous; ``out[r]`` is ``op``
 (sum or max) over ``x[r, :]``, accumulated in float32 and stored as float32. The reference is
 float64 over the inputs' exact values.

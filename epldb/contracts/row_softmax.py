@@ -1,7 +1,7 @@
 """Contract ``row-softmax``: the softmax of every row of a matrix (the softmax operator's forward).
 
 The contract of the softmax operator's own realizations (catalog/operators/softmax.yaml,
-kernels/include/epl/row/softmax.cuh): ``x`` is ``rows x cols`` elements of ``dtype`` (float32 or
+kernels/include/epl/body/softmax.cuh): ``x`` is ``rows x cols`` elements of ``dtype`` (float32 or
 bfloat16), row-major and contiguous; ``y`` has the same shape and dtype (as torch.softmax returns)
 with ``y[r, j] = exp(x[r, j] - m[r]) / l[r]``, ``m[r] = max_j x[r, j]``,
 ``l[r] = sum_j exp(x[r, j] - m[r])``. The reference is float64 over the inputs' exact values.

@@ -1,7 +1,7 @@
 """Contract ``row-softmax-state``: the softmax normalizer state (m, l) of every row of a matrix.
 
 The contract of online-max-accumulation (kernels/include/epl/thread/softmax_state.cuh,
-kernels/include/epl/row/softmax_state.cuh): ``x`` is ``rows x cols`` elements of ``dtype``
+kernels/include/epl/body/softmax_state.cuh): ``x`` is ``rows x cols`` elements of ``dtype``
 (float32 or bfloat16), row-major and contiguous; per row, ``m[r] = max_j x[r, j]`` and
 ``l[r] = sum_j exp(x[r, j] - m[r])``, both float32. From them logsumexp = m + log l and
 softmax = exp(x - m) / l. The reference is float64 over the inputs' exact values.

@@ -238,7 +238,7 @@ def _in_order(m: np.ndarray, l: np.ndarray, acc: np.ndarray, noise: np.random.Ge
 def attention_decode(s: np.ndarray, v: np.ndarray, *, splits: int = 1, warps: int = 1, unroll: int = 1,
                      form: str = "online", noise: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(o, lse) per row in float32 from scores s [rows, cols] and values v [rows, cols, dim], in
-    the order of epl/row/attention.cuh: the keys cut into ``splits`` contiguous ranges (split-kv);
+    the order of epl/body/attention.cuh: the keys cut into ``splits`` contiguous ranges (split-kv);
     in each, ``warps`` warps on interleaved keys, ``unroll`` keys a round, every warp folding its
     keys into (m, l, acc) (epl/thread/attention_state.cuh); the warps merged in warp order, the
     splits in split order, then o = acc * (1 / l) and lse = m + log l (0 and -inf for an all -inf

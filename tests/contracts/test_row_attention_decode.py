@@ -2,7 +2,7 @@
 state's scores, values uniform in [-1, 1)), the float64 reference against direct formulas and the
 -inf convention (masked keys weigh nothing, an all -inf row gives o = 0 and lse = -inf), bytes and
 flops, the launch plans of the realizations that name it, and a tolerance that holds for float32
-replays of those realizations' orders (epl/row/attention.cuh) and fails a lost key, a lost piece of
+replays of those realizations' orders (epl/body/attention.cuh) and fails a lost key, a lost piece of
 a value vector, a wrong row, a lost split and the normalized (o_i, lse_i) merge of split partials.
 On the GPU: inputs and the reference on the device."""
 

@@ -11,7 +11,9 @@
 // Shared mem:   G > 32: 16 * BLOCK / 32 bytes static; none otherwise.
 // Determinism:  bitwise (fixed fold and merge order for a fixed mapping; no atomics).
 // Constraints:  G a power of two <= 1024; gridDim.x == ceil_div(rows, BLOCK / G).
-#include <epl/row/stream.cuh>
+#include <epl/body/stream.cuh>
+#include <epl/group/lanes.cuh>
+#include <epl/policy/values.cuh>
 
 template <int G, int UNROLL, bool TARGET_AHEAD, typename T>
 __global__ void __launch_bounds__(epl::row_block_threads(G))

@@ -13,7 +13,10 @@
 // Determinism:  bitwise (fixed merge order for a fixed G and ITEMS; no atomics).
 // Constraints:  G a power of two <= 1024; cols <= G * ITEMS (the record's domain);
 //               gridDim.x == ceil_div(rows, BATCH * BLOCK / G); x and y do not overlap.
-#include <epl/row/ops.cuh>
+#include <epl/body/resident.cuh>
+#include <epl/group/lanes.cuh>
+#include <epl/group/share.cuh>
+#include <epl/policy/ops.cuh>
 
 template <int G, int ITEMS, int BATCH, int MIN_BLOCK, typename T, epl::RowPath PATH>
 __global__ void __launch_bounds__(epl::row_block_threads(G, MIN_BLOCK), epl::row_min_blocks(epl::row_block_threads(G, MIN_BLOCK)))

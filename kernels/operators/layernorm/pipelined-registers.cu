@@ -9,8 +9,9 @@
 // Traffic:      one read and one write of every element (plus the parameter arrays, from L2).
 // Determinism:  bitwise (fixed order per row; no atomics).
 // Constraints:  cols <= G * ITEMS (launch.domain); blockDim.x == max(G, 256).
-#include <epl/row/ops.cuh>
-#include <epl/row/resident_pipelined.cuh>
+#include <epl/body/resident_pipelined.cuh>
+#include <epl/group/lanes.cuh>
+#include <epl/policy/ops.cuh>
 
 template <int G, int ITEMS, typename T, typename Stats>
 __global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_min_blocks(epl::row_block_threads(G)))

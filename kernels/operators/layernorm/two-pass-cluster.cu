@@ -13,7 +13,9 @@
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
 //               cols <= CLUSTER * BLOCK * ITEMS (the record's domain);
 //               gridDim.x == rows * CLUSTER; x and y do not overlap.
-#include <epl/row/ops.cuh>
+#include <epl/body/resident.cuh>
+#include <epl/cluster/row_cluster.cuh>
+#include <epl/policy/ops.cuh>
 
 template <int CLUSTER, int BLOCK, int ITEMS, typename T>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, 1024 / BLOCK)  // 64 registers: 2 blocks of 512 per SM

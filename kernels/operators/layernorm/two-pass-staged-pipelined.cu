@@ -24,7 +24,10 @@
 //               runner opts into); BLOCK a power of two in [32, 1024]; cols >= 1, the slice at most
 //               BLOCK * ITEMS elements, STAGES + 2 - HELD slices at most 225 KiB; HELD 1 or 2; gridDim.x == min(rows, G) * CLUSTER with G no
 //               more than the device holds at once; x and y do not overlap.
-#include <epl/row/staged_pipelined.cuh>
+#include <epl/body/staged_pipelined.cuh>
+#include <epl/group/lanes.cuh>
+#include <epl/group/share.cuh>
+#include <epl/policy/streamed.cuh>
 
 template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, int HELD, typename T, epl::RowPath PATH>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, epl::row_min_blocks(BLOCK))
@@ -33,6 +36,6 @@ layernorm_two_pass_staged_pipelined(const T* __restrict__ x,       // rows x col
                                     const T* __restrict__ bias,    // cols
                                     T* __restrict__ y,             // rows x cols
                                     int rows, int cols, float eps) {
-  epl::rows_staged_pipelined<CLUSTER, BLOCK, STAGES, UNROLL, ITEMS, HELD, PATH>(epl::LayerNormTwoPassStreamed{{eps}}, x,
-                                                                        weight, bias, y, rows, cols);
+  using Launch = epl::StagedPipeline<CLUSTER, BLOCK, STAGES, UNROLL, ITEMS, HELD, PATH>;
+  epl::rows_staged_pipelined<Launch>(epl::LayerNormTwoPassStreamed{{eps}}, x, weight, bias, y, rows, cols);
 }

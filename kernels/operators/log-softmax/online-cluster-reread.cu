@@ -15,7 +15,10 @@
 // Registers:    __launch_bounds__ for SM_THREADS threads per SM (1024: up to 64 a thread; 2048: 32).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
 //               cols >= 1; gridDim.x == rows * CLUSTER; x finite or -inf; x and y do not overlap.
-#include <epl/row/reread.cuh>
+#include <epl/body/reread.cuh>
+#include <epl/cluster/row_cluster.cuh>
+#include <epl/group/share.cuh>
+#include <epl/policy/streamed.cuh>
 
 template <int CLUSTER, int BLOCK, int UNROLL, int SM_THREADS, typename T, epl::RowPath PATH>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, epl::row_reread_min_blocks(SM_THREADS, BLOCK))

@@ -14,7 +14,10 @@
 // Registers:    __launch_bounds__ for SM_THREADS threads per SM (1024: up to 64 a thread; 2048: 32).
 // Constraints:  G a power of two <= 1024; cols >= 1; gridDim.x == ceil_div(rows, BLOCK / G);
 //               x finite or -inf; x and y do not overlap.
-#include <epl/row/reread.cuh>
+#include <epl/body/reread.cuh>
+#include <epl/group/lanes.cuh>
+#include <epl/group/share.cuh>
+#include <epl/policy/streamed.cuh>
 
 template <int G, int UNROLL, int SM_THREADS, typename T, epl::RowPath PATH>
 __global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_reread_min_blocks(SM_THREADS, epl::row_block_threads(G)))

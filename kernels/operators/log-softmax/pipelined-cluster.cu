@@ -17,8 +17,9 @@
 //               block per SM with two row sets in registers); cols <= CLUSTER * BLOCK * ITEMS (the
 //               record's domain); gridDim.x == min(rows, CLUSTERS) * CLUSTER with CLUSTERS no more
 //               than the device holds at once; x and y do not overlap.
-#include <epl/row/ops.cuh>
-#include <epl/row/resident_pipelined.cuh>
+#include <epl/body/resident_pipelined.cuh>
+#include <epl/cluster/row_cluster.cuh>
+#include <epl/policy/ops.cuh>
 
 template <int CLUSTER, int BLOCK, int ITEMS, typename T>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, 1)  // two row sets: up to 65536 / BLOCK registers

@@ -11,7 +11,9 @@
 // Determinism:  bitwise (fixed fold and merge order for a fixed mapping; no atomics).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8; BLOCK a power of two in [32, 1024];
 //               gridDim.x == rows * CLUSTER.
-#include <epl/row/stream.cuh>
+#include <epl/body/stream.cuh>
+#include <epl/cluster/row_cluster.cuh>
+#include <epl/policy/values.cuh>
 
 template <int CLUSTER, int BLOCK, int UNROLL, typename T>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)

@@ -8,7 +8,10 @@
 // Determinism:  bitwise (fixed fold and merge order for fixed COLS and G; no atomics).
 // Constraints:  cols == COLS (the record's domain; the cols argument is not read);
 //               gridDim.x == ceil_div(rows, BLOCK / G); x and y do not overlap.
-#include <epl/row/reread.cuh>
+#include <epl/body/reread.cuh>
+#include <epl/group/lanes.cuh>
+#include <epl/group/share.cuh>
+#include <epl/policy/streamed.cuh>
 
 template <int COLS, int G, int SM_THREADS, typename T, epl::RowPath PATH>
 __global__ void __launch_bounds__(epl::row_block_threads(G), epl::row_reread_min_blocks(SM_THREADS, epl::row_block_threads(G)))

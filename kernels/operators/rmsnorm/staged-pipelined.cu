@@ -20,7 +20,10 @@
 //               runner opts into); BLOCK a power of two in [32, 1024]; cols >= 1, the slice at most
 //               BLOCK * ITEMS elements, STAGES slices at most 225 KiB; gridDim.x == min(rows, G) * CLUSTER with G no
 //               more than the device holds at once; x and y do not overlap.
-#include <epl/row/staged_pipelined.cuh>
+#include <epl/body/staged_pipelined.cuh>
+#include <epl/group/lanes.cuh>
+#include <epl/group/share.cuh>
+#include <epl/policy/streamed.cuh>
 
 template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, typename T, epl::RowPath PATH>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK, epl::row_min_blocks(BLOCK))
@@ -28,6 +31,6 @@ rmsnorm_staged_pipelined(const T* __restrict__ x,       // rows x cols, row-majo
                          const T* __restrict__ weight,  // cols
                          T* __restrict__ y,             // rows x cols
                          int rows, int cols, float eps) {
-  epl::rows_staged_pipelined<CLUSTER, BLOCK, STAGES, UNROLL, ITEMS, 1, PATH>(epl::RmsNormStreamed{{eps}}, x, weight,
-                                                                  static_cast<const T*>(nullptr), y, rows, cols);
+  using Launch = epl::StagedPipeline<CLUSTER, BLOCK, STAGES, UNROLL, ITEMS, 1, PATH>;
+  epl::rows_staged_pipelined<Launch>(epl::RmsNormStreamed{{eps}}, x, weight, static_cast<const T*>(nullptr), y, rows, cols);
 }

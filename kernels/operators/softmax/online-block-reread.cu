@@ -13,7 +13,7 @@
 // Determinism:  bitwise (fixed order for fixed BLOCK, UNROLL and load path; no atomics).
 // Constraints:  BLOCK a power of two in [32, 1024] == blockDim.x; gridDim.x == rows; cols < 2^31;
 //               x finite or -inf (no +inf, no NaN); x and y do not overlap.
-#include <epl/row/softmax.cuh>
+#include <epl/body/softmax.cuh>
 
 template <int BLOCK, int UNROLL, typename T>
 __global__ void __launch_bounds__(BLOCK)

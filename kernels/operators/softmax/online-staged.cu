@@ -18,7 +18,9 @@
 //               runner opts into); BLOCK a power of two in [32, 1024]; cols >= 1, the segment at
 //               most 227 KiB (the record's domain); gridDim.x == rows * CLUSTER; x finite or -inf; x
 //               and y do not overlap.
-#include <epl/row/staged.cuh>
+#include <epl/body/staged.cuh>
+#include <epl/group/share.cuh>
+#include <epl/policy/streamed.cuh>
 
 template <int CLUSTER, int BLOCK, int UNROLL, typename T, epl::RowPath PATH>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)

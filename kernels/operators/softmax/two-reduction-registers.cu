@@ -14,7 +14,10 @@
 // Determinism:  bitwise (fixed merge order for a fixed G and ITEMS; no atomics).
 // Constraints:  G a power of two <= 1024; cols <= G * ITEMS (the record's domain);
 //               gridDim.x == ceil_div(rows, BATCH * BLOCK / G); x and y do not overlap.
-#include <epl/row/ops_two_reductions.cuh>
+#include <epl/body/resident.cuh>
+#include <epl/group/lanes.cuh>
+#include <epl/group/share.cuh>
+#include <epl/policy/two_reductions.cuh>
 
 // The vector entry asks for 1024 threads an SM (64 registers): it fits them without a spill at every
 // point, and at 32 items that is 4 blocks of 256 an SM instead of 3 (log-softmax: 76-79 -> 64

@@ -16,7 +16,7 @@
 //               blocks fold nothing); BLOCK a power of two in [32, 1024] == blockDim.x;
 //               1 <= n < 2^31; partials 16-byte aligned (scratch buffers are).
 #include <epl/block/reduce_warp_shuffle.cuh>
-#include <epl/device/cluster_reduce_dsmem.cuh>
+#include <epl/cluster/reduce_dsmem.cuh>
 #include <epl/device/fold_tiles.cuh>
 #include <epl/device/reduce_partials.cuh>
 

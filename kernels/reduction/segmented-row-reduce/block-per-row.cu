@@ -10,7 +10,7 @@
 // Shared mem:   4*BLOCK/32 bytes static. Barriers: 1 per row.
 // Determinism:  bitwise (fixed order for a fixed BLOCK, UNROLL and load path; no atomics).
 // Constraints:  BLOCK a power of two in [32, 1024] == blockDim.x; gridDim.x == rows; cols < 2^31.
-#include <epl/row/reduce_block.cuh>
+#include <epl/body/reduce_block.cuh>
 
 template <int BLOCK, int UNROLL, typename T, typename Op>
 __global__ void __launch_bounds__(BLOCK)

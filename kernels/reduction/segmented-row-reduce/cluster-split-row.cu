@@ -15,7 +15,7 @@
 // Determinism:  bitwise (fixed order for fixed CLUSTER, BLOCK, UNROLL and load path; no atomics).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 8 (portable cluster size);
 //               BLOCK a power of two in [32, 1024] == blockDim.x; gridDim.x == rows * CLUSTER.
-#include <epl/row/reduce_cluster.cuh>
+#include <epl/body/reduce_cluster.cuh>
 
 template <int CLUSTER, int BLOCK, int UNROLL, typename T, typename Op>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)

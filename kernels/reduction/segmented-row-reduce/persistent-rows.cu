@@ -12,7 +12,7 @@
 // Determinism:  bitwise (fixed order; agrees bit for bit with block-per-row at the same BLOCK and
 //               UNROLL on the vector path; no atomics).
 // Constraints:  BLOCK a power of two in [32, 1024] == blockDim.x; 1 <= gridDim.x <= rows; cols < 2^31.
-#include <epl/row/reduce_persistent.cuh>
+#include <epl/body/reduce_persistent.cuh>
 
 template <int BLOCK, int UNROLL, int THREADS_PER_SM, typename T, typename Op>
 __global__ void __launch_bounds__(BLOCK, THREADS_PER_SM / BLOCK)

@@ -10,7 +10,7 @@
 // Determinism:  bitwise (fixed order for a fixed GROUP, UNROLL and load path; no atomics).
 // Constraints:  GROUP a power of two <= 32; BLOCK a multiple of 32 == blockDim.x;
 //               gridDim.x == ceil_div(rows, BLOCK/GROUP); cols < 2^31.
-#include <epl/row/reduce_group.cuh>
+#include <epl/body/reduce_group.cuh>
 
 template <int GROUP, int BLOCK, int UNROLL, typename T, typename Op>
 __global__ void __launch_bounds__(BLOCK)

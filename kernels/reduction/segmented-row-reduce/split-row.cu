@@ -15,8 +15,9 @@
 // Determinism:  bitwise (fixed order for fixed BLOCK, CHUNK, UNROLL and load path; no atomics).
 // Constraints:  CHUNK % 8 == 0; BLOCK a power of two in [32, 1024] == blockDim.x;
 //               rows * ceil_div(cols, CHUNK) < 2^31 blocks; FINISH_BLOCK a multiple of 32.
-#include <epl/row/reduce_block.cuh>
-#include <epl/row/reduce_group.cuh>
+#include <epl/body/reduce_block.cuh>
+#include <epl/body/reduce_group.cuh>
+#include <epl/util.cuh>
 
 template <int BLOCK, int CHUNK, int UNROLL, typename T, typename Op>
 __global__ void __launch_bounds__(BLOCK)

@@ -10,7 +10,8 @@
 // Determinism:  bitwise (fixed order for a fixed UNROLL and load path; no atomics).
 // Constraints:  BLOCK a multiple of 32 == blockDim.x; gridDim.x == ceil_div(rows, BLOCK/32);
 //               rows, cols < 2^31 (row offsets are 64-bit, so rows * cols may exceed 2^31).
-#include <epl/row/reduce_group.cuh>
+#include <epl/body/reduce_group.cuh>
+#include <epl/util.cuh>
 
 template <int BLOCK, int UNROLL, typename T, typename Op>
 __global__ void __launch_bounds__(BLOCK)

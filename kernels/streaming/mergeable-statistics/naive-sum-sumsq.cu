@@ -11,7 +11,7 @@
 // Shared mem:   8*BLOCK/32 bytes static. Barriers: 1 per row.
 // Determinism:  bitwise (fixed order for a fixed BLOCK, UNROLL and load path; no atomics).
 // Constraints:  BLOCK a power of two in [32, 1024] == blockDim.x; gridDim.x == rows; 1 <= cols < 2^31.
-#include <epl/row/moments.cuh>
+#include <epl/body/moments.cuh>
 
 template <int BLOCK, int UNROLL, typename T>
 __global__ void __launch_bounds__(BLOCK)

@@ -16,7 +16,7 @@
 // Determinism:  bitwise (fixed order for a fixed BLOCK, UNROLL, SHIFT and load path; no atomics).
 // Constraints:  BLOCK a power of two in [32, 1024] == blockDim.x; gridDim.x == rows; 1 <= cols < 2^24
 //               (float32 counts are exact up to 2^24).
-#include <epl/row/moments.cuh>
+#include <epl/body/moments.cuh>
 
 template <int BLOCK, int UNROLL, bool SHIFT, typename T>
 __global__ void __launch_bounds__(BLOCK)

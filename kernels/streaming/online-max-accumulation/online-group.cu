@@ -12,7 +12,7 @@
 // Constraints:  GROUP a power of two <= 32; BLOCK a multiple of 32 == blockDim.x;
 //               gridDim.x == ceil_div(rows, BLOCK/GROUP); rows, cols < 2^31;
 //               x finite or -inf (no +inf, no NaN).
-#include <epl/row/softmax_state.cuh>
+#include <epl/body/softmax_state.cuh>
 
 template <int GROUP, int BLOCK, int UNROLL, typename T>
 __global__ void __launch_bounds__(BLOCK)

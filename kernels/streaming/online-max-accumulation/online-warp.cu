@@ -11,7 +11,8 @@
 // Determinism:  bitwise (fixed order for a fixed UNROLL and load path; no atomics).
 // Constraints:  BLOCK a multiple of 32 == blockDim.x; gridDim.x == ceil_div(rows, BLOCK/32);
 //               rows, cols < 2^31; x finite or -inf (no +inf, no NaN).
-#include <epl/row/softmax_state.cuh>
+#include <epl/body/softmax_state.cuh>
+#include <epl/util.cuh>
 
 template <int BLOCK, int UNROLL, typename T>
 __global__ void __launch_bounds__(BLOCK)

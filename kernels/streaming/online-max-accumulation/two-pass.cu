@@ -13,7 +13,7 @@
 // Determinism:  bitwise (fixed order for a fixed BLOCK, UNROLL and load path; no atomics).
 // Constraints:  BLOCK a power of two in [32, 1024] == blockDim.x; gridDim.x == rows; cols < 2^31;
 //               x finite or -inf (no +inf, no NaN).
-#include <epl/row/softmax_state.cuh>
+#include <epl/body/softmax_state.cuh>
 
 template <int BLOCK, int UNROLL, typename T>
 __global__ void __launch_bounds__(BLOCK)

@@ -13,7 +13,7 @@
 // Determinism:  bitwise (fixed split boundaries, interleave and merge order; no atomics).
 // Constraints:  dim == 128; o 16-byte aligned; blockDim.x: 32 * WARPS, then 128 (combine: 4 warps);
 //               gridDim.x: rows * SPLITS, then ceil_div(rows, 4).
-#include <epl/row/attention.cuh>
+#include <epl/body/attention.cuh>
 
 template <int WARPS, int SPLITS, int UNROLL, typename T>
 __global__ void __launch_bounds__(32 * WARPS)

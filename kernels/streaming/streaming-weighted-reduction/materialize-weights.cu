@@ -14,7 +14,7 @@
 // Determinism:  bitwise (fixed orders for fixed BLOCK, WARPS, SPLITS, UNROLL; no atomics).
 // Constraints:  dim == 128; o 16-byte aligned; BLOCK a power of two in [32, 1024]; blockDim.x:
 //               BLOCK, 32 * WARPS, 128 (combine: 4 warps); gridDim.x: rows, rows * SPLITS, ceil_div(rows, 4).
-#include <epl/row/attention.cuh>
+#include <epl/body/attention.cuh>
 
 template <int BLOCK, int UNROLL, typename T>
 __global__ void __launch_bounds__(BLOCK)

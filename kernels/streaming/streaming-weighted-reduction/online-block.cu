@@ -12,7 +12,7 @@
 // Shared mem:   WARPS * (8 + 512) bytes static. Barriers: 1.
 // Determinism:  bitwise (fixed key interleave and merge order for fixed WARPS and UNROLL; no atomics).
 // Constraints:  blockDim.x == 32 * WARPS; gridDim.x == rows; dim == 128; o 16-byte aligned.
-#include <epl/row/attention.cuh>
+#include <epl/body/attention.cuh>
 
 template <int WARPS, int UNROLL, typename T>
 __global__ void __launch_bounds__(32 * WARPS)

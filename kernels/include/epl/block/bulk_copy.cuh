@@ -3,7 +3,7 @@
 // issue alone, for bodies that keep several spans in flight and wait on each later (a ring of
 // buffers); stage_bulk.cuh builds on it to initialize, issue and wait for one span at once.
 //
-// Records: catalog/realizations/*/…-staged*.yaml (epl/row/staged.cuh, epl/row/staged_pipelined.cuh;
+// Records: catalog/realizations/*/…-staged*.yaml (epl/body/staged.cuh, epl/body/staged_pipelined.cuh;
 //          primitive tma-bulk-copy).
 #pragma once
 

@@ -1,8 +1,9 @@
 // epl/block/mbarrier.cuh — the shared-memory transaction barrier (mbarrier, sm_90): a phase completes
 // when its expected arrivals have arrived and the bytes they announced have landed, whether the copy
-// engine brings them (cp.async.bulk) or a peer block of the cluster stores them (st.async).
+// engine brings them (cp.async.bulk) or a peer block of the cluster stores them (st.async,
+// epl/cluster/dsmem.cuh).
 //
-// Users: epl/block/stage_bulk.cuh (a block's span staged by bulk copies) and epl/row/group.cuh
+// Users: epl/block/stage_bulk.cuh (a block's span staged by bulk copies) and epl/cluster/dsmem.cuh
 // (RowCluster's exchange of block states). Barrier and data addresses are 32-bit shared-window
 // addresses (shared_address). The instructions need sm_90, except the init (sm_80);
 // the functions are inline and emit nothing unless a kernel calls them.
@@ -40,23 +41,6 @@ __device__ __forceinline__ void mbarrier_wait_parity(unsigned bar, unsigned pari
     asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
                  : "=r"(done) : "r"(bar), "r"(parity) : "memory");
   }
-}
-
-// The address that `addr` of this block's shared memory has in the shared memory of cluster block
-// `rank` (the same variable in the peer).
-__device__ __forceinline__ unsigned cluster_map_shared(unsigned addr, unsigned rank) {
-  unsigned mapped;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(mapped) : "r"(addr), "r"(rank));
-  return mapped;
-}
-
-// A 4-byte store into a peer block's shared memory (dst, bar: cluster_map_shared addresses) that
-// counts its 4 bytes on the peer's mbarrier `bar` when it lands. No fence and no barrier orders it:
-// the peer sees the value once its wait on `bar` returns.
-__device__ __forceinline__ void store_remote_async(unsigned dst, unsigned value, unsigned bar) {
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst), "r"(value),
-               "r"(bar)
-               : "memory");
 }
 
 }  // namespace epl

@@ -2,7 +2,7 @@
 // with the Tensor Memory Accelerator's bulk copies (cp.async.bulk, sm_90), completion counted in
 // bytes on an mbarrier.
 //
-// Records: catalog/realizations/*/…-staged.yaml (epl/row/staged.cuh; primitive tma-bulk-copy).
+// Records: catalog/realizations/*/…-staged.yaml (epl/body/staged.cuh; primitive tma-bulk-copy).
 //
 // Why bulk copies and not each thread's loads: one thread issues the whole span as a few
 // instructions, the copies land in shared memory without passing through registers, and nothing

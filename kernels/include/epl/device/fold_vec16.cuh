@@ -14,6 +14,7 @@
 #include "../thread/convert.cuh"
 #include "../thread/load.cuh"
 #include "../thread/ops.cuh"
+#include "../thread/tree.cuh"
 #include "../thread/widen.cuh"
 
 namespace epl {
@@ -46,20 +47,6 @@ struct LoadCoherentL2 {
   }
 };
 
-// The VEC lanes of one vector folded as a balanced tree (a dependent chain of log2(VEC) ops, not VEC).
-template <typename T, typename Op>
-__device__ __forceinline__ float fold_lanes(const Vec16<T>& v, Op op) {
-  constexpr int N = Vec16<T>::N;
-  float r[N];
-  widen_vec16(v, r);
-#pragma unroll
-  for (int w = N / 2; w >= 1; w /= 2) {
-#pragma unroll
-    for (int e = 0; e < w; ++e) r[e] = op(r[e], r[e + w]);
-  }
-  return r[0];
-}
-
 // Returns this thread's fold (identity() when it has no element), in float32, in a fixed order that
 // depends only on (n, x mod 16, BLOCK, UNROLL, parts): bitwise reproducible run to run.
 // Requirements: blockDim.x == BLOCK; x aligned to sizeof(T); n < 2^31; part < parts;
@@ -89,9 +76,9 @@ __device__ __forceinline__ float fold_vec16(const T* x,  // n elements (no __res
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) v[u] = Load::vec(xv[i + u * threads].v);  // all in flight
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) acc = op(acc, fold_lanes(v[u], op));
+    for (int u = 0; u < UNROLL; ++u) acc = op(acc, epl::fold_vec16(v[u], op));
   }
-  for (; i < body; i += threads) acc = op(acc, fold_lanes(Load::vec(xv[i].v), op));
+  for (; i < body; i += threads) acc = op(acc, epl::fold_vec16(Load::vec(xv[i].v), op));
   if (thread < head) acc = op(acc, to_float(Load::scalar(x + thread)));
   if (thread < n - tail) acc = op(acc, to_float(Load::scalar(x + tail + thread)));
   return acc;

@@ -29,4 +29,4 @@
 #include "fold_vec16.cuh"
 #include "last_block.cuh"
 #include "reduce_partials.cuh"
-#include "cluster_reduce_dsmem.cuh"
+#include "../cluster/reduce_dsmem.cuh"

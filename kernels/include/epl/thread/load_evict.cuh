@@ -1,8 +1,8 @@
 // epl/thread/load_evict.cuh — 16-byte loads with an eviction priority in L1 and in L2
 // (ld.global.nc.L1::evict_*.L2::cache_hint), as Triton's eviction_policy emits them.
 //
-// For rows streamed twice (epl/row/reread.cuh): keeping the first pass's lines in L1 and dropping
-// the second pass's first; for rows read once into registers (epl/row/resident.cuh): keeping the
+// For rows streamed twice (epl/body/reread.cuh): keeping the first pass's lines in L1 and dropping
+// the second pass's first; for rows read once into registers (epl/body/resident.cuh): keeping the
 // input in L2 so that the output's lines leave first (thread/cache_policy.cuh says why). Apart from
 // load.cuh so that kernels that never ask for a priority keep their source hash.
 #pragma once
@@ -16,7 +16,7 @@ namespace epl {
 // emits it: the first pass of a reread row asks to keep its lines (evict_last), the reread, their
 // last use, to drop them first (evict_first). kNone is load_16B_aligned. Same HAZARD as
 // load_16B_aligned. kShared is no global load at all: the span was staged in shared memory
-// (epl/row/staged.cuh) and is read with a plain load through its generic pointer.
+// (epl/body/staged.cuh) and is read with a plain load through its generic pointer.
 enum class Evict { kNone, kEvictFirst, kEvictLast, kShared };
 
 template <typename T>

@@ -15,6 +15,8 @@
 #pragma once
 
 #include "exp.cuh"
+#include "ops.cuh"
+#include "tree.cuh"
 
 namespace epl {
 
@@ -49,13 +51,7 @@ __device__ __forceinline__ float softmax_exp_sum_chunk(const float (&v)[K], floa
   float e[K];
 #pragma unroll
   for (int i = 0; i < K; ++i) e[i] = exp_flush(v[i] - shift);
-#pragma unroll
-  for (int w = K / 2; w > 0; w /= 2) {  // constant trip counts, so it unrolls fully at any K
-#pragma unroll
-    for (int i = 0; i < K / 2; ++i) {
-      if (i < w) e[i] += e[i + w];
-    }
-  }
+  tree_in_place<K / 2>(e, Sum{});
   return e[0];
 }
 
@@ -66,13 +62,7 @@ __device__ __forceinline__ float softmax_max_chunk(const float (&v)[K]) {
   float t[K];
 #pragma unroll
   for (int i = 0; i < K; ++i) t[i] = v[i];
-#pragma unroll
-  for (int w = K / 2; w > 0; w /= 2) {
-#pragma unroll
-    for (int i = 0; i < K / 2; ++i) {
-      if (i < w) t[i] = fmaxf(t[i], t[i + w]);
-    }
-  }
+  tree_in_place<K / 2>(t, Max{});
   return t[0];
 }
 
@@ -91,5 +81,22 @@ template <int K>
 __device__ __forceinline__ SoftmaxState softmax_state_fold_chunk(SoftmaxState s, const float (&v)[K]) {
   return softmax_state_fold_chunk(s, v, softmax_max_chunk(v));
 }
+
+// 1 / l correctly rounded, or 0 for the empty state (l = 0, an all -inf row).
+__device__ __forceinline__ float softmax_inv_l(float l) { return l > 0.0f ? __frcp_rn(l) : 0.0f; }
+
+// y = exp(x - shift) * (1 / l) from a row's merged (m, l), for a row that is not held in registers
+// (SoftmaxRow in epl/policy/ops.cuh rescales the exponentials its registers already hold; here every element
+// is read again and gets its exponential at the store).
+struct SoftmaxStreamRow {
+  static constexpr int kParams = 0;
+  struct Row {
+    float shift, inv_l;
+  };
+  __device__ __forceinline__ static Row of_state(const SoftmaxState& s) {
+    return Row{softmax_shift(s.m), softmax_inv_l(s.l)};
+  }
+  __device__ __forceinline__ float apply(float x, const Row& r, float, float) const { return exp_flush(x - r.shift) * r.inv_l; }
+};
 
 }  // namespace epl

@@ -18,7 +18,7 @@
 // means themselves (an ulp of |mean|) entering the merge's delta = mean_b - mean_a: the error of
 // the variance grows like eps * |mean| / std (linear), where the (sum x, sum x^2) form grows like
 // eps * (|mean| / std)^2. Centring the data on a pivot near the mean first (a shift, e.g. the row's
-// first element; see welford_shifted in epl/row/moments.cuh) removes that remainder.
+// first element; see welford_shifted in epl/body/moments.cuh) removes that remainder.
 //
 // The merge identity is {0, 0, 0}: ChanMerge returns the other operand unchanged when one side is
 // empty (and {0, 0, 0} when both are), so threads with no data take part with the identity.

@@ -31,7 +31,7 @@ __device__ __forceinline__ State shfl_xor_state(const State& s, int mask, int wi
 
 // Whether merge(a, b) and merge(b, a) have the same bits, so a butterfly step needs no canonical
 // order. Sum, Max and Min promise it (thread/ops.cuh's contract); another merge declares it by
-// specializing this trait (row/ops.cuh: MergeSumPair), and one that says nothing is taken not to.
+// specializing this trait (policy/ops.cuh: MergeSumPair), and one that says nothing is taken not to.
 template <typename Merge>
 struct MergeCommutes {
   static constexpr bool value = false;

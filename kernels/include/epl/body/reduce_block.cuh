@@ -1,4 +1,4 @@
-// epl/row/reduce_block.cuh — a row (or a slice of one) reduced by a whole block.
+// epl/body/reduce_block.cuh — a row (or a slice of one) reduced by a whole block.
 //
 // Records: catalog/realizations/segmented-row-reduce/block-per-row.yaml (one block per row),
 //          catalog/realizations/segmented-row-reduce/split-row.yaml (one block per CHUNK-element
@@ -10,8 +10,8 @@
 #pragma once
 
 #include "../block/reduce_warp_shuffle.cuh"
+#include "../group/fold.cuh"
 #include "../util.cuh"
-#include "fold.cuh"
 
 namespace epl {
 

@@ -1,4 +1,4 @@
-// epl/row/fold.cuh — one thread's share of a row segment, folded into one float32 value.
+// epl/group/fold.cuh — one thread's share of a row segment, folded into one float32 value.
 //
 // LANES threads share a segment of n elements; thread `lane` (0 <= lane < LANES) takes every
 // LANES-th 16-byte vector of it (vector path) or every LANES-th element (scalar path), so a warp's
@@ -16,23 +16,10 @@
 #include "../thread/convert.cuh"
 #include "../thread/load.cuh"
 #include "../thread/ops.cuh"
+#include "../thread/tree.cuh"
 #include "../thread/widen.cuh"
 
 namespace epl {
-
-// The elements of one 16-byte vector combined as a pairwise tree (log2(N) dependent ops, not N).
-template <typename T, typename Op>
-__device__ __forceinline__ float fold_vec16(const Vec16<T>& v, Op op) {
-  constexpr int N = Vec16<T>::N;
-  float a[N];
-  widen_vec16(v, a);
-#pragma unroll
-  for (int w = N / 2; w > 0; w /= 2) {
-#pragma unroll
-    for (int i = 0; i < w; ++i) a[i] = op(a[i], a[i + w]);
-  }
-  return a[0];
-}
 
 // Whether the rows of a row-major [rows, cols] matrix at x can all be read with 16-byte vectors:
 // x is 16-byte aligned and every row starts on a 16-byte boundary (cols * sizeof(T) % 16 == 0).

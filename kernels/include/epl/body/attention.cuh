@@ -1,4 +1,4 @@
-// epl/row/attention.cuh — the attention row of single-query decoding, given its scores:
+// epl/body/attention.cuh — the attention row of single-query decoding, given its scores:
 // o[r, :] = sum_j softmax(s[r, :])_j v[r, j, :] and lse[r] = logsumexp(s[r, :]), DIM = 128.
 //
 // Records: catalog/realizations/streaming-weighted-reduction/{online-block,materialize-weights}.yaml,
@@ -16,10 +16,10 @@
 #pragma once
 
 #include "../block/reduce_state.cuh"
+#include "../group/fold.cuh"           // rows_are_vector_aligned
 #include "../thread/attention_state.cuh"
 #include "../thread/convert.cuh"
 #include "../util.cuh"
-#include "fold.cuh"           // rows_are_vector_aligned
 #include "softmax_state.cuh"  // fold_row_softmax_state
 
 namespace epl {
@@ -298,7 +298,7 @@ __device__ __forceinline__ void attention_rows_weights(const T* __restrict__ s, 
   const int t = static_cast<int>(threadIdx.x);
   const T* s_row = s + static_cast<size_t>(row) * cols;
   float* p_row = p + static_cast<size_t>(row) * cols;
-  SoftmaxState st = fold_row_softmax_state<BLOCK, UNROLL>(s_row, cols, t, rows_are_vector_aligned(s, cols));
+  SoftmaxState st = fold_row_softmax_state<SegmentWalk<BLOCK, UNROLL>>(s_row, cols, t, rows_are_vector_aligned(s, cols));
   st = Reduce(temp).all_reduce(st, MergeSoftmaxState{});
   const float shift = softmax_shift(st.m);
   const float inv_l = st.l > 0.0f ? __frcp_rn(st.l) : 0.0f;

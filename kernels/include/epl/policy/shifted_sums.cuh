@@ -1,4 +1,4 @@
-// epl/row/shifted_sums.cuh — layernorm's mean and variance from one pass of sums about a pivot: a
+// epl/policy/shifted_sums.cuh — layernorm's mean and variance from one pass of sums about a pivot: a
 // statistics policy for the streamed and staged row bodies (reread.cuh, staged.cuh).
 //
 // Records: catalog/realizations/layernorm/shifted-staged{,-pipelined}.yaml
@@ -16,8 +16,10 @@
 // naive-sum-sumsq) lose.
 #pragma once
 
+#include "../body/moments.cuh"  // SumSumSq
+#include "../group/visit.cuh"
 #include "../thread/widen.cuh"
-#include "reread.cuh"
+#include "ops.cuh"
 
 namespace epl {
 
@@ -50,12 +52,12 @@ struct LayerNormShiftedSums {
   // stats reads row[0] alone: the pipelined body stages it (staged_pipelined.cuh, ReadsRowHead)
   static constexpr bool kReadsRowHead = true;
   Op op;
-  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
+  template <typename Walk, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
                                            bool vector_path, Group& group, int cols) const {
     const float pivot = to_float(row[0]);  // the row's first element (cols >= 1), global or staged
-    RowShiftedSumsVisitor<UNROLL, T> sums(pivot);
-    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, sums);
+    RowShiftedSumsVisitor<Walk::kUnroll, T> sums(pivot);
+    visit_row_segment<Walk>(seg, n, lane, vector_path, sums);
     const SumSumSq s = group.all_reduce(sums.acc, SumSumSqMerge{});
     const float d = per_element(s.sum, cols);
     return op.of_moments(pivot + d, fmaxf(fmaf(-d, d, per_element(s.sumsq, cols)), 0.0f));

@@ -1,4 +1,4 @@
-// epl/row/reduce_persistent.cuh — whole rows reduced by a persistent grid of blocks, the next
+// epl/body/reduce_persistent.cuh — whole rows reduced by a persistent grid of blocks, the next
 // tile's loads always in flight, across row boundaries.
 //
 // Record: catalog/realizations/segmented-row-reduce/persistent-rows.yaml
@@ -17,8 +17,8 @@
 #pragma once
 
 #include "../block/reduce_warp_shuffle.cuh"
+#include "../group/fold.cuh"
 #include "../util.cuh"
-#include "fold.cuh"
 #include "reduce_block.cuh"
 
 namespace epl {

@@ -1,10 +1,10 @@
-// epl/row/staged_pipelined.cuh — staged rows over a persistent grid: each cluster (or block) keeps
+// epl/body/staged_pipelined.cuh — staged rows over a persistent grid: each cluster (or block) keeps
 // its slice of the per-column parameters in registers for every row it takes, and the bulk copies of
 // its next rows land in further shared-memory buffers while it folds and rewrites the current one.
 //
 // Records: catalog/realizations/{rmsnorm,layernorm}/…-staged-pipelined.yaml
 //
-// Why it exists beside epl/row/staged.cuh: there a cluster takes one row and ends, so every row
+// Why it exists beside epl/body/staged.cuh: there a cluster takes one row and ends, so every row
 // rereads the weight (and bias) slice from L2 in its rewrite, as many bytes again as the row itself
 // (experiment 0022-ncu-staged-weight: at 128 x 262144 fp32 rmsnorm moves 536 MB through L2 to
 // softmax's 405 MB, layernorm 670 MB, over the same DRAM bytes, and runs 7% and 19% longer). Here
@@ -78,27 +78,54 @@ __device__ __forceinline__ void rewrite_segment_held(const T* __restrict__ seg, 
   }
 }
 
-// The body. CLUSTER, BLOCK: as staged.cuh's RowStagers (a block per row for CLUSTER 1). STAGES: row
-// buffers, the one being folded and rewritten and STAGES - 1 rows ahead in flight. ITEMS: the
-// elements of each parameter slice a thread holds (whole 16-byte vectors of T): the block's slice
-// must fit BLOCK * ITEMS. HELD: how many of the Op's P parameters (the first ones) stay in
-// registers; the other P - HELD are bulk-copied once into shared memory after the row buffers, a
-// slice each, and read from there at every row: a slice in registers costs ITEMS / (16 / sizeof(T))
-// * 4 registers a thread, one in shared memory a row buffer's bytes a block. Stats: a policy of
-// reread.cuh or shifted_sums.cuh (ReadsRowHead above). x, y: rows x cols, row-major; p0, p1: cols
-// each (or null), as the Op reads them.
-// Launch: blockDim.x == BLOCK; gridDim.x == min(rows, G) * CLUSTER for G groups the device holds at
-// once (a group that waits for another to exit takes its rows after everyone else); dynamic shared
-// memory >= (STAGES + P - HELD) * row_staged_bytes<T>(cols, CLUSTER); cols >= 1.
-// Vector path (PATH as for rows_in_registers): the pipeline above. Element path (an array not
-// 16-byte aligned): each row copied element by element into the first buffer, the parameters read
-// from global memory at each row, no overlap within the block.
+// The launch parameters of the body, by name: a kernel names them once,
+//   using Launch = StagedPipeline<CLUSTER, BLOCK, STAGES, UNROLL, ITEMS, HELD, PATH>;
+// and the body, its launch bounds and its host-side plan read kCluster, kStages, ... instead of a
+// list of seven integers in a fixed order.
+//   kCluster, kBlock  as staged.cuh's RowStagers (a block per row for kCluster 1): Group.
+//   kStages           row buffers: the one being folded and rewritten and kStages - 1 rows ahead.
+//   kUnroll           the statistics passes' load rounds in flight (visit.cuh).
+//   kItems            the elements of each parameter slice a thread holds (whole 16-byte vectors
+//                     of T): the block's slice must fit kBlock * kItems.
+//   kHeld             how many of the Op's P parameters (the first ones) stay in registers; the
+//                     other P - kHeld are bulk-copied once into shared memory after the row
+//                     buffers, a slice each, and read from there at every row: a slice in registers
+//                     costs kItems / (16 / sizeof(T)) * 4 registers a thread, one in shared memory a
+//                     row buffer's bytes a block.
+//   kPath             the load path, as for rows_in_registers (share.cuh).
+template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, int HELD = 1, RowPath PATH = kAnyPath>
+struct StagedPipeline {
+  static constexpr int kCluster = CLUSTER;
+  static constexpr int kBlock = BLOCK;
+  static constexpr int kStages = STAGES;
+  static constexpr int kUnroll = UNROLL;
+  static constexpr int kItems = ITEMS;
+  static constexpr int kHeld = HELD;
+  static constexpr RowPath kPath = PATH;
+  using Group = typename RowStagers<CLUSTER, BLOCK>::Group;
+};
+
+// The body. Launch: a StagedPipeline. Stats: a policy of streamed.cuh or shifted_sums.cuh
+// (ReadsRowHead above). x, y: rows x cols, row-major; p0, p1: cols each (or null), as the Op reads
+// them.
+// Launch: blockDim.x == kBlock; gridDim.x == min(rows, G) * kCluster for G groups the device holds
+// at once (a group that waits for another to exit takes its rows after everyone else); dynamic
+// shared memory >= (kStages + P - kHeld) * row_staged_bytes<T>(cols, kCluster); cols >= 1.
+// Vector path: the pipeline above. Element path (an array not 16-byte aligned): each row copied
+// element by element into the first buffer, the parameters read from global memory at each row, no
+// overlap within the block.
 // Cost per element: one global load, two shared loads, one global store; the parameters once per
 // group on the vector path; per row one all-reduce per statistics pass and one __syncthreads.
-template <int CLUSTER, int BLOCK, int STAGES, int UNROLL, int ITEMS, int HELD, RowPath PATH, typename T, typename Stats>
+template <typename Launch, typename T, typename Stats>
 __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
                                                       const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
-  using Group = typename RowStagers<CLUSTER, BLOCK>::Group;
+  using Group = typename Launch::Group;
+  constexpr int CLUSTER = Launch::kCluster;
+  constexpr int STAGES = Launch::kStages;
+  constexpr int UNROLL = Launch::kUnroll;
+  constexpr int ITEMS = Launch::kItems;
+  constexpr int HELD = Launch::kHeld;
+  constexpr RowPath PATH = Launch::kPath;
   constexpr int N = Vec16<T>::N;
   constexpr int P = Stats::Op::kParams;
   static_assert(ITEMS % N == 0, "ITEMS must be whole 16-byte vectors of T");
@@ -132,9 +159,9 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
       if (it > 0) __syncthreads();  // every thread has rewritten the previous row from the buffer
       for (int j = lane; j < seg.n; j += Group::LANES) buffer0[j] = x[base + seg.begin + j];
       __syncthreads();
-      const auto constants = stats.template stats<Group::LANES, UNROLL, 0, Evict::kShared>(
+      const auto constants = stats.template stats<SegmentWalk<Group::LANES, UNROLL, Evict::kShared>>(
           x + base, buffer0, seg.n, lane, false, group, cols);
-      rewrite_row_segment<Group::LANES, UNROLL, P, Evict::kShared>(
+      rewrite_row_segment<SegmentWalk<Group::LANES, UNROLL, Evict::kShared>, P>(
           buffer0, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + base + seg.begin, seg.n, lane, false,
           [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
     }
@@ -184,7 +211,7 @@ __device__ __forceinline__ void rows_staged_pipelined(Stats stats, const T* __re
       mbarrier_wait_parity(shared_address(&landed[it % STAGES]), static_cast<unsigned>(it / STAGES) & 1u);
       const size_t base = row_at(it);
       const T* const row = HEAD ? reinterpret_cast<const T*>(heads[it % STAGES]) : x + base;  // the policy reads row[0]
-      const auto constants = stats.template stats<Group::LANES, UNROLL, 0, Evict::kShared>(
+      const auto constants = stats.template stats<SegmentWalk<Group::LANES, UNROLL, Evict::kShared>>(
           row, buffer, seg.n, lane, true, group, cols);
       if constexpr (STAGED_P > 0) {
         if (it == 0) mbarrier_wait_parity(shared_address(&landed[STAGES]), 0u);

@@ -1,5 +1,5 @@
-// epl/row/ops.cuh — the row operators, as policies for the bodies of epl/row/resident.cuh (a row
-// in, a row out, held in registers) and epl/row/stream.cuh (a row in, one value out, streamed).
+// epl/policy/ops.cuh — the row operators, as policies for the bodies of epl/body/resident.cuh (a row
+// in, a row out, held in registers) and epl/body/stream.cuh (a row in, one value out, streamed).
 //
 // Records: catalog/realizations/{softmax,log-softmax,rmsnorm,layernorm,logsumexp,cross-entropy}/.
 //
@@ -12,13 +12,12 @@
 
 #include "../thread/ops.cuh"
 #include "../thread/softmax_state.cuh"
+#include "../thread/tree.cuh"
 #include "../thread/welford.cuh"
-#include "resident.cuh"
+#include "../util.cuh"
+#include "../warp/reduce_state.cuh"
 
 namespace epl {
-
-// 1 / l correctly rounded, or 0 for the empty state (l = 0, an all -inf row).
-__device__ __forceinline__ float softmax_inv_l(float l) { return l > 0.0f ? __frcp_rn(l) : 0.0f; }
 
 // a / n for a row length n (exact integer < 2^24 as float32 here), within 2 ulp, no slow-path CALL.
 __device__ __forceinline__ float per_element(float a, int n) { return __fdividef(a, static_cast<float>(n)); }

@@ -1,4 +1,4 @@
-// epl/row/visit.cuh — one thread's share of a row segment, streamed to a visitor in load rounds.
+// epl/group/visit.cuh — one thread's share of a row segment, streamed to a visitor in load rounds.
 //
 // The loop of fold_row_segment (fold.cuh), with what happens to the loaded values left to the
 // caller: a visitor that folds a state richer than one float (a (sum, sum of squares) pair, a
@@ -15,20 +15,21 @@
 
 #include "../thread/convert.cuh"
 #include "../thread/load_evict.cuh"
+#include "walk.cuh"
 
 namespace epl {
 
-// Streams this thread's share of seg[0, n) into `visitor`. vector_path as for fold_row_segment:
-// seg 16-byte aligned and n % (16 / sizeof(T)) == 0 (rows_are_vector_aligned in fold.cuh).
-// Cost per thread: about n / LANES / N loads of 16 bytes (N = 16 / sizeof(T)), in rounds of UNROLL.
-// HINT: the L1 and L2 eviction priority of the 16-byte loads (thread/load_evict.cuh; kNone: the default).
-// COLS > 0: n is COLS or 0 (a kernel compiled for one column count; 0 for a group without a row),
-// and UNROLL rounds cover it: the vector path is one round with no loop and, where COLS fills the
-// round, no test (the compiler does not derive that from a constant n through the loop below).
-template <int LANES, int UNROLL, Evict HINT = Evict::kNone, int COLS = 0, typename T, typename V>
+// Streams this thread's share of seg[0, n) into `visitor`, walked as Walk (a SegmentWalk, walk.cuh)
+// says. vector_path as for fold_row_segment: seg 16-byte aligned and n % (16 / sizeof(T)) == 0
+// (rows_are_vector_aligned in fold.cuh).
+// Cost per thread: about n / kLanes / N loads of 16 bytes (N = 16 / sizeof(T)), in rounds of kUnroll.
+template <typename Walk, typename T, typename V>
 __device__ __forceinline__ void visit_row_segment(const T* __restrict__ seg, int n, int lane, bool vector_path,
                                                   V& visitor) {
-  static_assert(LANES >= 1 && UNROLL >= 1, "LANES and UNROLL must be positive");
+  constexpr int LANES = Walk::kLanes;
+  constexpr int UNROLL = Walk::kUnroll;
+  constexpr Evict HINT = Walk::kHint;
+  constexpr int COLS = Walk::kCols;
   if (vector_path) {
     constexpr int N = Vec16<T>::N;
     if constexpr (COLS > 0) {

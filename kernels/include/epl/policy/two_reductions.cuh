@@ -1,4 +1,4 @@
-// epl/row/ops_two_reductions.cuh — softmax and log-softmax on a row held in registers by two plain
+// epl/policy/two_reductions.cuh — softmax and log-softmax on a row held in registers by two plain
 // all-reduces (the row's max, then the sum of exp(x - max)) instead of one all-reduce of the
 // mergeable (m, l) state.
 //
@@ -6,7 +6,7 @@
 //
 // Once the whole row is resident, nothing needs an online state: the row max is a Max all-reduce
 // (FMNMX per butterfly step) and, against it, each value takes exactly one exponential, summed by a
-// Sum all-reduce (FADD per step). The state merge of epl/row/ops.cuh (SoftmaxRow) instead puts two
+// Sum all-reduce (FADD per step). The state merge of epl/policy/ops.cuh (SoftmaxRow) instead puts two
 // exponentials, a select and an FMA into every butterfly step (the rescaling of both sides), plus
 // one exponential per thread for its scale: a longer dependent chain per row, paid while the
 // warp's loads are done and its registers held. Numerics: x - m exact where it matters, as in

@@ -1,4 +1,4 @@
-// epl/row/reduce_group.cuh — rows reduced by aligned groups of GROUP lanes (GROUP <= 32).
+// epl/body/reduce_group.cuh — rows reduced by aligned groups of GROUP lanes (GROUP <= 32).
 //
 // Records: catalog/realizations/segmented-row-reduce/warp-per-row.yaml (GROUP = 32) and
 //          catalog/realizations/segmented-row-reduce/rows-per-block.yaml (GROUP = 4, 8, 16);
@@ -10,9 +10,9 @@
 // memory and no barrier: a row costs log2(GROUP) shuffles on top of its loads.
 #pragma once
 
+#include "../group/fold.cuh"
 #include "../util.cuh"
 #include "../warp/reduce_shfl_down.cuh"
-#include "fold.cuh"
 
 namespace epl {
 

@@ -1,4 +1,4 @@
-// epl/device/cluster_reduce_dsmem.cuh — the blocks of a thread-block cluster combine their partials
+// epl/cluster/reduce_dsmem.cuh — the blocks of a thread-block cluster combine their partials
 // through distributed shared memory (sm_90 and later).
 //
 // Scope: a cluster of CLUSTER blocks (sm_90 thread-block clusters: co-scheduled on one GPC, each

@@ -1,11 +1,11 @@
-// epl/row/softmax.cuh — the softmax of the rows of a row-major [rows, cols] matrix, y = exp(x - m) / l.
+// epl/body/softmax.cuh — the softmax of the rows of a row-major [rows, cols] matrix, y = exp(x - m) / l.
 //
 // Record:  catalog/realizations/softmax/online-block-reread.yaml
 //          (operator softmax, contract row-softmax).
 //
 // Composed from the verified online-max-accumulation pieces, none copied: the (m, l) state, its
 // -inf-guarded merge and chunk fold (thread/softmax_state.cuh), the row fold and its 16-byte load
-// loop (row/softmax_state.cuh, row/visit.cuh), the warp and block all-reduces of a state
+// loop (body/softmax_state.cuh, group/visit.cuh), the warp and block all-reduces of a state
 // (warp/reduce_state.cuh, block/reduce_state.cuh). What is new here is the normalize stage
 // (elementwise-chain-fusion): y = exp_flush(x - shift) * (1 / l), rounded to T once at the store, with
 // the same exponential and shift the state was folded with, so the written row sums to l / l.
@@ -13,8 +13,10 @@
 // NaN; a -inf element gives exactly 0. Inputs must not hold +inf or NaN.
 #pragma once
 
-#include "ops.cuh"  // softmax_inv_l
-#include "rewrite.cuh"
+#include "../block/reduce_state.cuh"
+#include "../group/fold.cuh"
+#include "../group/rewrite.cuh"
+#include "../thread/softmax_state.cuh"
 #include "softmax_state.cuh"
 
 namespace epl {
@@ -25,20 +27,6 @@ __device__ __forceinline__ bool rows_are_vector_aligned(const T* x, const T* y, 
   return rows_are_vector_aligned(x, cols) && (reinterpret_cast<size_t>(y) & 15) == 0;
 }
 
-// y = exp(x - shift) * (1 / l) from a row's merged (m, l), for a row that is not held in registers
-// (SoftmaxRow in ops.cuh rescales the exponentials its registers already hold; here every element
-// is read again and gets its exponential at the store).
-struct SoftmaxStreamRow {
-  static constexpr int kParams = 0;
-  struct Row {
-    float shift, inv_l;
-  };
-  __device__ __forceinline__ static Row of_state(const SoftmaxState& s) {
-    return Row{softmax_shift(s.m), softmax_inv_l(s.l)};
-  }
-  __device__ __forceinline__ float apply(float x, const Row& r, float, float) const { return exp_flush(x - r.shift) * r.inv_l; }
-};
-
 // The normalize pass over a row segment that is NOT held in registers: rewrite_row_segment rereads
 // the vectors the fold read (from L2 while the row stayed there) and writes exp(x - shift) / l as
 // T. Cost: one more read and one write of the segment.
@@ -47,7 +35,7 @@ __device__ __forceinline__ void write_row_softmax(const T* __restrict__ seg, T* 
                                                   bool vector_path, float shift, float inv_l) {
   const SoftmaxStreamRow op;
   const SoftmaxStreamRow::Row r{shift, inv_l};
-  rewrite_row_segment<LANES, UNROLL, 0>(seg, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), out, n,
+  rewrite_row_segment<SegmentWalk<LANES, UNROLL>, 0>(seg, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), out, n,
                                         lane, vector_path, [op, r](float x, float, float) { return op.apply(x, r, 0.0f, 0.0f); });
 }
 
@@ -67,7 +55,7 @@ __device__ __forceinline__ void row_softmax_block_reread(const T* __restrict__ x
   const T* xr = x + static_cast<size_t>(row) * static_cast<size_t>(cols);
   T* yr = y + static_cast<size_t>(row) * static_cast<size_t>(cols);
   const bool vector_path = rows_are_vector_aligned(x, y, cols);
-  SoftmaxState s = fold_row_softmax_state<BLOCK, UNROLL>(xr, cols, t, vector_path);
+  SoftmaxState s = fold_row_softmax_state<SegmentWalk<BLOCK, UNROLL>>(xr, cols, t, vector_path);
   s = Reduce(temp).all_reduce(s, MergeSoftmaxState{});
   write_row_softmax<BLOCK, UNROLL>(xr, yr, cols, t, vector_path, softmax_shift(s.m), softmax_inv_l(s.l));
 }

@@ -1,4 +1,4 @@
-// epl/row/resident_pipelined.cuh — register-resident rows streamed through a persistent grid: a
+// epl/body/resident_pipelined.cuh — register-resident rows streamed through a persistent grid: a
 // group's next row is in flight while it computes the current one.
 //
 // Records: the pipelined-registers and pipelined-cluster realizations under
@@ -16,6 +16,7 @@
 // next row, for rows too long for one block (64 Ki columns: a 64 KiB slice per block of 4).
 #pragma once
 
+#include "../cluster/row_cluster.cuh"
 #include "../target.cuh"
 #include "resident.cuh"
 

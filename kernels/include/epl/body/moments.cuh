@@ -1,4 +1,4 @@
-// epl/row/moments.cuh — per-row mean and population variance, one block per row.
+// epl/body/moments.cuh — per-row mean and population variance, one block per row.
 //
 // Records: catalog/realizations/mergeable-statistics/two-pass.yaml
 //          catalog/realizations/mergeable-statistics/naive-sum-sumsq.yaml
@@ -22,14 +22,14 @@
 
 #include "../block/reduce_state.cuh"
 #include "../block/reduce_warp_shuffle.cuh"
+#include "../group/fold.cuh"
+#include "../group/visit.cuh"
 #include "../thread/convert.cuh"
 #include "../thread/load.cuh"
 #include "../thread/ops.cuh"
 #include "../thread/welford.cuh"
 #include "../thread/widen.cuh"
 #include "../util.cuh"
-#include "fold.cuh"
-#include "visit.cuh"
 
 namespace epl {
 
@@ -62,11 +62,7 @@ struct RowSquaredDeviationVisitor {
       const float d = a[i] - mean;
       a[i] = d * d;
     }
-#pragma unroll
-    for (int w = N / 2; w > 0; w /= 2) {
-#pragma unroll
-      for (int i = 0; i < w; ++i) a[i] += a[i + w];
-    }
+    tree_in_place<N / 2>(a, Sum{});
     acc += a[0];
   }
   __device__ __forceinline__ void round(const Vec16<T> (&v)[UNROLL]) {
@@ -166,12 +162,12 @@ __device__ __forceinline__ void row_moments_two_pass(const T* __restrict__ x,   
   const int tid = static_cast<int>(threadIdx.x);
 
   RowSumVisitor<UNROLL, T> sum;
-  visit_row_segment<BLOCK, UNROLL>(row_ptr, cols, tid, vector_path, sum);
+  visit_row_segment<SegmentWalk<BLOCK, UNROLL>>(row_ptr, cols, tid, vector_path, sum);
   const float total = BlockAllReduceState<BLOCK, float>(temp_sum).all_reduce(sum.acc, Sum{});
   const float mean = div_by_count(total, static_cast<float>(cols));
 
   RowSquaredDeviationVisitor<UNROLL, T> dev(mean);
-  visit_row_segment<BLOCK, UNROLL>(row_ptr, cols, tid, vector_path, dev);
+  visit_row_segment<SegmentWalk<BLOCK, UNROLL>>(row_ptr, cols, tid, vector_path, dev);
   const float m2 = BlockReduceWarpShuffle<BLOCK, Sum>(temp_sq).reduce(dev.acc, Sum{});  // thread 0
   if (tid == 0) {
     mean_out[row] = mean;
@@ -189,7 +185,7 @@ __device__ __forceinline__ void row_moments_naive_sum_sumsq(const T* __restrict_
   const int row = static_cast<int>(blockIdx.x);
   const T* row_ptr = x + static_cast<size_t>(row) * static_cast<size_t>(cols);
   RowSumSumSqVisitor<UNROLL, T> v;
-  visit_row_segment<BLOCK, UNROLL>(row_ptr, cols, static_cast<int>(threadIdx.x), rows_are_vector_aligned(x, cols), v);
+  visit_row_segment<SegmentWalk<BLOCK, UNROLL>>(row_ptr, cols, static_cast<int>(threadIdx.x), rows_are_vector_aligned(x, cols), v);
   const SumSumSq r = BlockAllReduceState<BLOCK, SumSumSq>(temp).all_reduce(v.acc, SumSumSqMerge{});
   if (threadIdx.x == 0) {
     const float n = static_cast<float>(cols);
@@ -211,7 +207,7 @@ __device__ __forceinline__ void row_moments_welford_chan(const T* __restrict__ x
   const T* row_ptr = x + static_cast<size_t>(row) * static_cast<size_t>(cols);
   const float pivot = SHIFT ? to_float(row_ptr[0]) : 0.0f;  // cols >= 1: in bounds
   RowWelfordVisitor<UNROLL, T> v(pivot);
-  visit_row_segment<BLOCK, UNROLL>(row_ptr, cols, static_cast<int>(threadIdx.x), rows_are_vector_aligned(x, cols), v);
+  visit_row_segment<SegmentWalk<BLOCK, UNROLL>>(row_ptr, cols, static_cast<int>(threadIdx.x), rows_are_vector_aligned(x, cols), v);
   const WelfordState r = BlockAllReduceState<BLOCK, WelfordState>(temp).all_reduce(v.state, ChanMerge{});
   if (threadIdx.x == 0) {
     mean_out[row] = r.mean + pivot;

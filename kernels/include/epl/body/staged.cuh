@@ -1,11 +1,11 @@
-// epl/row/staged.cuh — row-in, row-out operators that stage their row (or a cluster block's slice of
+// epl/body/staged.cuh — row-in, row-out operators that stage their row (or a cluster block's slice of
 // it) in shared memory: one read from global memory by bulk copies, then the statistics fold and
 // the rewrite both read shared memory.
 //
 // Records: catalog/realizations/{softmax/online-staged,log-softmax/online-staged,rmsnorm/staged,
 //          layernorm/welford-staged,layernorm/two-pass-staged}.yaml
 //
-// Why it exists beside epl/row/resident.cuh and epl/row/reread.cuh: a row held in registers costs a
+// Why it exists beside epl/body/resident.cuh and epl/body/reread.cuh: a row held in registers costs a
 // register per element, so a long row leaves one block per SM and ptxas little room; a row streamed
 // twice reads it twice, the second time from L2 only while the rows in flight fit there. Staged, the
 // row costs shared memory instead (up to 227 KiB a block on sm_90: 56 Ki float32 or 113 Ki bfloat16
@@ -17,6 +17,7 @@
 #pragma once
 
 #include "../block/stage_bulk.cuh"
+#include "../cluster/row_cluster.cuh"
 #include "../target.cuh"
 #include "reread.cuh"
 
@@ -71,10 +72,10 @@ __device__ __forceinline__ void rows_staged(Stats stats, const T* __restrict__ x
     __syncthreads();
   }
   const auto constants =
-      stats.template stats<Group::LANES, UNROLL, 0, Evict::kShared>(x + base, stage, seg.n, lane, vector_path, group, cols);
+      stats.template stats<SegmentWalk<Group::LANES, UNROLL, Evict::kShared>>(x + base, stage, seg.n, lane, vector_path, group, cols);
   const auto op = stats.op;
   const size_t at = base + static_cast<size_t>(seg.begin);
-  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, Evict::kShared>(
+  rewrite_row_segment<SegmentWalk<Group::LANES, UNROLL, Evict::kShared>, Stats::Op::kParams>(
       stage, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + at, seg.n, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }

@@ -1,19 +1,19 @@
-// epl/row/reduce_cluster.cuh — a row reduced by a thread-block cluster (sm_90 and later).
+// epl/body/reduce_cluster.cuh — a row reduced by a thread-block cluster (sm_90 and later).
 //
 // Record: catalog/realizations/segmented-row-reduce/cluster-split-row.yaml
 //
 // For rows too long and too few to fill the device with one block each: the CLUSTER blocks of a
 // 1-D cluster split one row into CLUSTER slices (whole 16-byte vectors), each block folds its slice
 // and reduces it (block_row_reduce, one __syncthreads), and the cluster merges the CLUSTER block
-// partials through distributed shared memory (epl/device/cluster_reduce_dsmem.cuh: two cluster
+// partials through distributed shared memory (epl/cluster/reduce_dsmem.cuh: two cluster
 // barriers, CLUSTER remote shared loads). One launch, no scratch buffer, no atomics: the split-row
 // plan without its second launch.
 #pragma once
 
-#include "../device/cluster_reduce_dsmem.cuh"
+#include "../cluster/reduce_dsmem.cuh"
+#include "../group/fold.cuh"
 #include "../target.cuh"
 #include "../util.cuh"
-#include "fold.cuh"
 #include "reduce_block.cuh"
 
 namespace epl {

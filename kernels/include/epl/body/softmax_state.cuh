@@ -1,9 +1,9 @@
-// epl/row/softmax_state.cuh — rows of a row-major [rows, cols] matrix folded into (m, l) states.
+// epl/body/softmax_state.cuh — rows of a row-major [rows, cols] matrix folded into (m, l) states.
 //
 // Records: catalog/realizations/online-max-accumulation/{online-block,online-warp,online-group,
 //          two-pass}.yaml.
 //
-// Each thread folds its share of the row (visit_row_segment, epl/row/visit.cuh: LANES threads
+// Each thread folds its share of the row (visit_row_segment, epl/group/visit.cuh: LANES threads
 // share a segment, every LANES-th 16-byte vector per thread, UNROLL loads in flight) as register
 // CHUNKS: a full round of UNROLL vectors is one chunk of UNROLL * 16 / sizeof(T) elements (chunk
 // max, one rescale, one exp per element), a vector of the ragged last round is one chunk of
@@ -13,6 +13,8 @@
 #pragma once
 
 #include "../block/reduce_state.cuh"
+#include "../group/fold.cuh"  // rows_are_vector_aligned
+#include "../group/visit.cuh"
 #include "../thread/convert.cuh"
 #include "../thread/load_evict.cuh"
 #include "../thread/ops.cuh"
@@ -20,8 +22,6 @@
 #include "../thread/widen.cuh"
 #include "../util.cuh"
 #include "../warp/reduce_state.cuh"
-#include "fold.cuh"  // rows_are_vector_aligned
-#include "visit.cuh"
 
 namespace epl {
 
@@ -126,12 +126,12 @@ struct ExpSumVisitor {
 };
 
 // This thread's (m, l) of its share of seg[0, n): one read, identity if it has no element.
-// HINT and COLS as for visit_row_segment.
-template <int LANES, int UNROLL, Evict HINT = Evict::kNone, int COLS = 0, typename T>
+// Walk: a SegmentWalk, as for visit_row_segment.
+template <typename Walk, typename T>
 __device__ __forceinline__ SoftmaxState fold_row_softmax_state(const T* __restrict__ seg, int n, int lane,
                                                                bool vector_path) {
   SoftmaxStateVisitor v{softmax_state_identity()};
-  visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, v);
+  visit_row_segment<Walk>(seg, n, lane, vector_path, v);
   return v.s;
 }
 
@@ -153,7 +153,7 @@ __device__ __forceinline__ void row_softmax_state_lane_groups(const T* __restric
   const T* row_ptr = x + static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols);
   const int lane = static_cast<int>(threadIdx.x) & (GROUP - 1);
   // Groups past the last row fold nothing (the identity) but still take part in the shuffles.
-  SoftmaxState s = fold_row_softmax_state<GROUP, UNROLL>(row_ptr, has_row ? cols : 0, lane,
+  SoftmaxState s = fold_row_softmax_state<SegmentWalk<GROUP, UNROLL>>(row_ptr, has_row ? cols : 0, lane,
                                                          rows_are_vector_aligned(x, cols));
   s = warp_allreduce_state<GROUP>(s, MergeSoftmaxState{});
   if (has_row && lane == 0) {
@@ -174,7 +174,7 @@ __device__ __forceinline__ void row_softmax_state_blocks(const T* __restrict__ x
   __shared__ typename Reduce::TempStorage temp;
   const int row = static_cast<int>(blockIdx.x);
   const T* row_ptr = x + static_cast<size_t>(row) * static_cast<size_t>(cols);
-  SoftmaxState s = fold_row_softmax_state<BLOCK, UNROLL>(row_ptr, cols, static_cast<int>(threadIdx.x),
+  SoftmaxState s = fold_row_softmax_state<SegmentWalk<BLOCK, UNROLL>>(row_ptr, cols, static_cast<int>(threadIdx.x),
                                                          rows_are_vector_aligned(x, cols));
   s = Reduce(temp).all_reduce(s, MergeSoftmaxState{});
   if (threadIdx.x == 0) {
@@ -201,10 +201,10 @@ __device__ __forceinline__ void row_softmax_state_two_pass_blocks(const T* __res
   const T* row_ptr = x + static_cast<size_t>(row) * static_cast<size_t>(cols);
   const bool vector_path = rows_are_vector_aligned(x, cols);
   MaxVisitor mv{softmax_neg_inf()};
-  visit_row_segment<BLOCK, UNROLL>(row_ptr, cols, t, vector_path, mv);
+  visit_row_segment<SegmentWalk<BLOCK, UNROLL>>(row_ptr, cols, t, vector_path, mv);
   const float m = Reduce(max_temp).all_reduce(mv.m, Max{});
   ExpSumVisitor ev{softmax_shift(m), 0.0f};
-  visit_row_segment<BLOCK, UNROLL>(row_ptr, cols, t, vector_path, ev);
+  visit_row_segment<SegmentWalk<BLOCK, UNROLL>>(row_ptr, cols, t, vector_path, ev);
   const float l = Reduce(sum_temp).all_reduce(ev.l, Sum{});
   if (t == 0) {
     m_out[row] = m;

@@ -1,11 +1,11 @@
-// epl/row/reread.cuh — row-in, row-out operators that stream their row twice instead of holding it:
+// epl/body/reread.cuh — row-in, row-out operators that stream their row twice instead of holding it:
 // one read folds the row's statistics, an all-reduce over the row's threads gives its constants,
 // and a second read (from L2 while the rows in flight fit there) writes the output.
 //
 // Records: catalog/realizations/{rmsnorm/reread,layernorm/welford-reread,log-softmax/online-reread}.yaml
 //          (and the staged ones of staged.cuh, which use these policies)
 //
-// Why it exists beside epl/row/resident.cuh: a register-resident long row needs a register per
+// Why it exists beside epl/body/resident.cuh: a register-resident long row needs a register per
 // element (64 KiB for 16 Ki float32), which caps a block of G threads at one or two per SM, and each
 // row's loads, all-reduce and stores run in sequence. Streamed, a thread holds only UNROLL vectors
 // and a small state, so the SM keeps its full 2048 threads of rows in flight and their phases
@@ -13,7 +13,7 @@
 // elements fit (16 Ki float32 at G = 1024: 2 rows, 17 MiB over 132 SMs, inside the 60 MiB L2).
 //
 // Each statistics policy folds the row once with visit_row_segment (visit.cuh) and returns the Row
-// of its epl/row/ops.cuh operator, whose apply writes every element in rewrite_row_segment
+// of its epl/policy/ops.cuh operator, whose apply writes every element in rewrite_row_segment
 // (rewrite.cuh): the per-element expression is the register realizations', unchanged.
 //   RmsNormStreamed        sum x^2 (the squared-deviation visitor about 0: x - 0 is exact).
 //   LogSoftmaxStreamed     the online (m, l) fold of online-max-accumulation (SoftmaxStreamed:
@@ -25,12 +25,11 @@
 //                          cheaply (staged in shared memory: layernorm/two-pass-staged).
 #pragma once
 
-#include "group.cuh"
-#include "moments.cuh"
-#include "ops.cuh"
-#include "rewrite.cuh"
-#include "softmax.cuh"
-#include "softmax_state.cuh"
+#include "../group/lanes.cuh"
+#include "../group/rewrite.cuh"
+#include "../group/share.cuh"
+#include "../group/walk.cuh"
+#include "../util.cuh"
 
 namespace epl {
 
@@ -49,76 +48,6 @@ template <typename T>
 __host__ __device__ constexpr int row_vectors_per_lane(int cols, int g) {
   return ceil_div(cols, g * Vec16<T>::N);
 }
-
-// A policy's stats<..., HINT>(row, seg, n, ...) folds seg[0, n), this group's segment of the row
-// that starts at `row` in global memory (all of it for RowLanes, a block's slice for RowCluster;
-// seg points into the row, or at the segment staged in shared memory, HINT kShared), and
-// all-reduces over every thread of the row, so the constants are the whole row's.
-struct RmsNormStreamed {
-  using Op = RmsNormRow;
-  Op op;
-  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
-                                           bool vector_path, Group& group, int cols) const {
-    RowSquaredDeviationVisitor<UNROLL, T> squares(0.0f);
-    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, squares);
-    return op.of_sum_squares(group.all_reduce(squares.acc, Sum{}), cols);
-  }
-};
-
-// The online (m, l) fold, for any Op whose row constants come from the merged state (of_state):
-// log-softmax (LogSoftmaxRow) and softmax (SoftmaxStreamRow, epl/row/softmax.cuh).
-template <typename RowOp>
-struct OnlineSoftmaxStreamed {
-  using Op = RowOp;
-  Op op;
-  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
-  __device__ __forceinline__ typename Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n,
-                                                    int lane, bool vector_path, Group& group, int) const {
-    return Op::of_state(group.all_reduce(fold_row_softmax_state<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path),
-                                         MergeSoftmaxState{}));
-  }
-};
-using LogSoftmaxStreamed = OnlineSoftmaxStreamed<LogSoftmaxRow>;
-using SoftmaxStreamed = OnlineSoftmaxStreamed<SoftmaxStreamRow>;
-
-// The Welford states of every segment are shifted by the same pivot, the row's first element, so
-// Chan's merge of a cluster's slices combines like quantities.
-struct LayerNormWelford {
-  using Op = LayerNormRow<LayerNormChan>;
-  Op op;
-  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
-                                           bool vector_path, Group& group, int) const {
-    const float pivot = to_float(row[0]);  // every group's row pointer is a row (cols >= 1)
-    RowWelfordVisitor<UNROLL, T> w(pivot);
-    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, w);
-    const WelfordState s = group.all_reduce(w.state, ChanMerge{});
-    return op.of_moments(s.mean + pivot, div_by_count(s.m2, s.count));
-  }
-};
-
-// Layernorm's mean and variance by two plain passes over the segment. Against LayerNormWelford a
-// round costs one FADD an element, then one FADD and one FFMA, not a chunk's moments and a Chan merge
-// with its division, and the variance is summed about the exact mean, not about a pivot. Only for a
-// segment that rereads cheaply: the second visit reads it again. Staged in shared memory, and since
-// RowCluster exchanges on mbarriers, the second cluster all-reduce costs one remote store per peer
-// and one wait (experiment 0019-layernorm-staged-two-pass: bf16 +5-22% over the Welford fold,
-// fp32 level).
-struct LayerNormTwoPassStreamed {
-  using Op = LayerNormRow<LayerNormTwoPass>;
-  Op op;
-  template <int LANES, int UNROLL, int COLS, Evict HINT, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__, const T* __restrict__ seg, int n, int lane,
-                                           bool vector_path, Group& group, int cols) const {
-    RowSumVisitor<UNROLL, T> sum;
-    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, sum);
-    const float mean = per_element(group.all_reduce(sum.acc, Sum{}), cols);
-    RowSquaredDeviationVisitor<UNROLL, T> squares(mean);
-    visit_row_segment<LANES, UNROLL, HINT, COLS>(seg, n, lane, vector_path, squares);
-    return op.of_moments(mean, per_element(group.all_reduce(squares.acc, Sum{}), cols));
-  }
-};
 
 // The body: one row per group of Group::LANES threads, any length. Group: RowLanes<BLOCK, G> (G
 // threads fold the whole row) or RowCluster<CLUSTER, BLOCK> (each block of the row's cluster folds and
@@ -150,12 +79,12 @@ __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x
   const RowSegment seg = group.template segment<T>(cols);
   const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols);
   // Groups past the last row fold nothing but still take part in the all-reduce.
-  const auto constants = stats.template stats<Group::LANES, UNROLL, COLS, Evict::kEvictLast>(
+  const auto constants = stats.template stats<SegmentWalk<Group::LANES, UNROLL, Evict::kEvictLast, COLS>>(
       x + base, x + base + seg.begin, has_row ? seg.n : 0, lane, vector_path, group, cols);
   if (!has_row) return;
   const auto op = stats.op;
   const size_t at = base + static_cast<size_t>(seg.begin);
-  rewrite_row_segment<Group::LANES, UNROLL, Stats::Op::kParams, Evict::kEvictFirst, COLS>(
+  rewrite_row_segment<SegmentWalk<Group::LANES, UNROLL, Evict::kEvictFirst, COLS>, Stats::Op::kParams>(
       x + at, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + at, seg.n, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }

@@ -1,8 +1,8 @@
-// epl/row/rewrite.cuh — the second pass of a row operator that does not hold its row: reread the
+// epl/group/rewrite.cuh — the second pass of a row operator that does not hold its row: reread the
 // row segment and write f(x, p0[j], p1[j]) for every element.
 //
 // Records: catalog/realizations/softmax/online-block-reread.yaml and the */*-reread.yaml operator
-// realizations (epl/row/reread.cuh).
+// realizations (epl/body/reread.cuh).
 //
 // Same access pattern as the fold that read the segment first (visit.cuh): LANES threads share
 // seg[0, n); thread `lane` takes every LANES-th 16-byte vector, UNROLL loads in flight, so each
@@ -16,6 +16,7 @@
 #include "../thread/load_evict.cuh"
 #include "../thread/store.cuh"
 #include "../thread/widen.cuh"
+#include "walk.cuh"
 
 namespace epl {
 
@@ -56,14 +57,17 @@ __device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __
 
 // vector_path: seg, out, p0 and p1 16-byte aligned and n a whole number of vectors. Cost per
 // thread: about n / LANES / N loads and stores of 16 bytes (plus P parameter loads each).
-// HINT: the L1 and L2 eviction priority of the segment's 16-byte loads (thread/load_evict.cuh), not the
-// parameters'.
-// COLS > 0: n == COLS, covered by one round of UNROLL vectors per lane (as for visit_row_segment).
-template <int LANES, int UNROLL, int P, Evict HINT = Evict::kNone, int COLS = 0, typename T, typename F>
+// Walk: a SegmentWalk (walk.cuh); its hint applies to the segment's 16-byte loads, not the
+// parameters'; with kCols > 0, n == kCols.
+template <typename Walk, int P, typename T, typename F>
 __device__ __forceinline__ void rewrite_row_segment(const T* __restrict__ seg, const T* __restrict__ p0,
                                                     const T* __restrict__ p1, T* __restrict__ out, int n, int lane,
                                                     bool vector_path, F f) {
-  static_assert(LANES >= 1 && UNROLL >= 1 && P >= 0 && P <= 2, "LANES, UNROLL >= 1; P in 0..2");
+  static_assert(P >= 0 && P <= 2, "P in 0..2");
+  constexpr int LANES = Walk::kLanes;
+  constexpr int UNROLL = Walk::kUnroll;
+  constexpr Evict HINT = Walk::kHint;
+  constexpr int COLS = Walk::kCols;
   if (vector_path) {
     constexpr int N = Vec16<T>::N;
     if constexpr (COLS > 0) {

@@ -1,4 +1,4 @@
-// epl/row/reduce.cuh — segmented row reduction: the mappings and how to choose.
+// epl/body/reduce.cuh — segmented row reduction: the mappings and how to choose.
 //
 // Scope: a row-major [rows, cols] matrix; each row is reduced to one float32 (sum, max, ...:
 // the epl operators of thread/ops.cuh, float32 accumulation whatever the element type). The
@@ -23,7 +23,7 @@
 // when_it_wins and evidence/.
 #pragma once
 
-#include "fold.cuh"
+#include "../group/fold.cuh"
 #include "reduce_block.cuh"
 #include "reduce_cluster.cuh"
 #include "reduce_group.cuh"

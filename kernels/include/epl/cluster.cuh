@@ -1,0 +1,6 @@
+// epl/cluster.cuh — what the blocks of one thread-block cluster do together through distributed shared memory.
+#pragma once
+
+#include "cluster/dsmem.cuh"
+#include "cluster/reduce_dsmem.cuh"
+#include "cluster/row_cluster.cuh"

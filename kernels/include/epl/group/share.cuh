@@ -1,0 +1,159 @@
+// epl/group/share.cuh — one thread's share of a row segment held in registers, and which load path
+// the arrays of a row operator can take.
+//
+// RowShare<LANES, VECS, T, VECTOR>: VECS 16-byte vectors widened to float32 at the load
+// (K = VECS * 16 / sizeof(T) registers), the vectors lane, lane + LANES, ... of the segment on the
+// vector path, or elements lane, lane + LANES, ... on the scalar path (rows or parameter arrays not
+// 16-byte aligned). A segment holds at most LANES * VECS * 16 / sizeof(T) elements: that capacity
+// is the domain of a realization built on it (its record's launch.domain). The body that loads,
+// reduces and stores shares is epl/body/resident.cuh.
+#pragma once
+
+#include "../thread/convert.cuh"
+#include "../thread/load_evict.cuh"
+#include "../thread/ops.cuh"
+#include "../thread/store.cuh"
+#include "../thread/tree.cuh"
+#include "../thread/widen.cuh"
+#include "../util.cuh"
+#include "rewrite.cuh"
+
+namespace epl {
+
+// Which load paths a kernel compiles. kAnyPath tests the arrays at run time and compiles both, so
+// the kernel gets the hungrier path's register count (the scalar one: 76-96 registers at 32 items
+// where the vector path alone needs 54-58). kVectorPath and kScalarPath compile one each, for a
+// launch plan that names an entry per alignment (launch.steps[].unaligned_entry): the vector entry
+// may assume row_arrays_vector_aligned.
+enum RowPath { kAnyPath, kVectorPath, kScalarPath };
+
+template <int LANES, int VECS, typename T, bool VECTOR>
+struct RowShare {
+  static_assert(is_pow2(VECS), "VECS must be a power of two (pairwise trees)");
+  static constexpr int N = Vec16<T>::N;     // elements per 16-byte vector
+  static constexpr int K = VECS * N;        // elements per thread
+  static constexpr int CAPACITY = LANES * K;  // elements per segment
+
+  float x[K];  // the share widened to float32 once, at the load (exact); rewritable in place
+  int lane;    // 0 .. LANES-1
+  int n;       // segment length (0: this thread's group has no row)
+
+  // The segment column of element e of slot k: vectors lane, lane + LANES, ... (VECTOR), or
+  // elements lane, lane + LANES, ... (scalar path).
+  __device__ __forceinline__ int col(int k, int e) const {
+    return VECTOR ? (lane + k * LANES) * N + e : lane + (k * N + e) * LANES;
+  }
+  // On the vector path a whole vector is in range or not (n is a multiple of N there): one test
+  // per vector, never per element.
+  __device__ __forceinline__ bool valid(int k, int e) const { return VECTOR ? col(k, 0) < n : col(k, e) < n; }
+
+  // Vector path: issues every load of the segment at seg into raw (packed T, nothing widened yet):
+  // VECS * 16 bytes in flight per thread. A slot past the end loads the segment's first vector
+  // instead (in bounds: a row holds at least one vector; a thread without a row reads row 0's), so
+  // every load is unconditional; those slots are never used as data (reduce, count and store test
+  // valid()). A zero default instead made ptxas zero each destination and predicate each load and
+  // each bf16 unpack: three instructions per bf16 element where a shift or a mask is one. The loads
+  // ask L2 to keep x (evict_last), so that y's lines leave first (thread/cache_policy.cuh).
+  __device__ __forceinline__ void fetch(const T* __restrict__ seg, Vec16<T> (&raw)[VECS]) const {
+    static_assert(VECTOR, "fetch is the vector path's; the scalar path loads with load_scalar");
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) raw[k] = load_16B_aligned_hinted<Evict::kEvictLast>(seg + (valid(k, 0) ? col(k, 0) : 0));
+  }
+
+  // Scalar path (rows or parameter arrays not 16-byte aligned): every in-range element loaded and
+  // widened straight into x (0 past the end), with no packed copy beside it. The two paths are one
+  // kernel, whose register count is the larger path's: a packed copy here (K registers for K
+  // elements, bf16 included) held the vector path's 32-item points at 80-96 registers where their
+  // own code needs 54-58.
+  __device__ __forceinline__ void load_scalar(const T* __restrict__ seg) {
+    static_assert(!VECTOR, "load_scalar is the scalar path's");
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) x[k * N + e] = valid(k, e) ? to_float(seg[col(k, e)]) : 0.0f;
+    }
+  }
+
+  // The fetched values widened to float32 (exact).
+  __device__ __forceinline__ void widen(const Vec16<T> (&raw)[VECS]) {
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) widen_vec16(raw[k], x + k * N);
+  }
+
+  // Rewrites every value in place, x = f(x) (an operator's intermediate, e.g. exp(x - m), kept
+  // for the store instead of recomputed there).
+  template <typename F>
+  __device__ __forceinline__ void transform(F f) {
+#pragma unroll
+    for (int i = 0; i < K; ++i) x[i] = f(x[i]);
+  }
+
+  // op over f(x) for the values in range (Op::identity() elsewhere): a pairwise tree within each
+  // vector, then across the VECS vectors (N + VECS temporaries).
+  template <typename F, typename Op>
+  __device__ __forceinline__ float reduce(F f, Op op) const {
+    float part[VECS];
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      float t[N];
+#pragma unroll
+      for (int e = 0; e < N; ++e) {
+        const float fx = f(x[k * N + e]);
+        t[e] = VECTOR || valid(k, e) ? fx : Op::identity();
+      }
+      tree_in_place<N / 2>(t, op);
+      part[k] = !VECTOR || valid(k, 0) ? t[0] : Op::identity();
+    }
+    tree_in_place<VECS / 2>(part, op);
+    return part[0];
+  }
+
+  // How many of the K values are in the segment (a prefix of the slots).
+  __device__ __forceinline__ int count() const {
+    int c = 0;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      if constexpr (VECTOR) {
+        c += valid(k, 0) ? N : 0;
+      } else {
+#pragma unroll
+        for (int e = 0; e < N; ++e) c += valid(k, e) ? 1 : 0;
+      }
+    }
+    return c;
+  }
+
+  // out[col] = round_to_T(f(x, p0[col], p1[col])) for every element in range; P (0, 1 or 2) is how
+  // many parameter arrays f reads (absent ones read as 0 and are never dereferenced).
+  template <int P, typename F>
+  __device__ __forceinline__ void store(T* __restrict__ out, const T* __restrict__ p0, const T* __restrict__ p1,
+                                        F f) const {
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      if constexpr (VECTOR) {
+        if (!valid(k, 0)) continue;
+        const int c0 = col(k, 0);
+        store_16B_aligned(out + c0, apply_vec16<P>(x + k * N, p0, p1, c0, f));
+      } else {
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          if (!valid(k, e)) continue;
+          const int c = col(k, e);
+          const float pa = P >= 1 ? to_float(p0[c]) : 0.0f;
+          const float pb = P >= 2 ? to_float(p1[c]) : 0.0f;
+          out[c] = from_float<T>(f(x[k * N + e], pa, pb));
+        }
+      }
+    }
+  }
+};
+
+// Every array a row operator touches can take 16-byte vectors at the segment offsets.
+template <typename T>
+__device__ __forceinline__ bool row_arrays_vector_aligned(const T* x, const T* y, const T* p0, const T* p1,
+                                                          int cols) {
+  return cols % Vec16<T>::N == 0 && is_16B_aligned(x) && is_16B_aligned(y) && is_16B_aligned(p0) &&
+         is_16B_aligned(p1);
+}
+
+}  // namespace epl

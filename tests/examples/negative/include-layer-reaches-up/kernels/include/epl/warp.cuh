@@ -1,0 +1,2 @@
+// epl/warp.cuh — an aggregator that forgot its room.
+#pragma once
