@@ -1,17 +1,16 @@
 """The experiments on the site: an index with each one's verdict, a page per experiment, and the list
 of experiments on every realization, primitive and operator page they concern.
 
-The page writers take the generation's ``Site`` through the small ``SiteLike`` protocol (the catalog,
-where a record's page is, the files to write), so this module does not import ``epldb.site.pages``,
-which calls it. Everything a record says is escaped: ids and titles by ``html``, prose fields by
-``prose`` (a safe subset of Markdown, never links or raw HTML).
+Everything a record says is escaped: ids and titles by ``html``, prose fields by ``prose`` (a safe
+subset of Markdown, never links or raw HTML).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Protocol
+from collections.abc import Iterator
+from typing import Any
 
 from epldb.catalog import Catalog
 from epldb.lint.experiment_evidence import StoredRun, stored_runs
@@ -20,32 +19,13 @@ from epldb.site import layout
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
 from epldb.site.html import Page, badge, dash, table
+from epldb.site.pages.common import first_sentence, record_footer
+from epldb.site.pages.kind import PageKind
+from epldb.site.pages.site import Site
 
 TITLE = "Experiments"
 FIELDS = (("Question", "question"), ("Expectation, written before the run", "expectation"),
           ("Change", "change"), ("Result", "result"))
-
-
-class _Files(Protocol):
-    files: dict[str, bytes]
-
-
-class SiteLike(Protocol):
-    """What the experiment pages need of a generation (``epldb.site.pages.Site`` is one)."""
-
-    cat: Catalog
-    out: _Files
-
-    def page_of(self, record: Any) -> str: ...
-
-
-def first_sentence(text: str) -> str:
-    """The one-line answer a result opens with (its first sentence, cut at about 220 characters)."""
-    flat = " ".join(text.split())
-    cut = flat.find(". ")
-    if 0 <= cut <= 220:
-        return flat[: cut + 1]
-    return flat if len(flat) <= 220 else flat[:200].rsplit(" ", 1)[0] + " …"
 
 
 def _record(cat: Catalog, record_id: str) -> Record | None:
@@ -54,7 +34,7 @@ def _record(cat: Catalog, record_id: str) -> Record | None:
     return cat.primitives.get(record_id) or cat.operators.get(record_id)
 
 
-def _link_id(site: SiteLike, page: Page, record_id: str) -> str:
+def _link_id(site: Site, page: Page, record_id: str) -> str:
     """A concerned record by id, linked to its page (plain and marked missing when it is not in the catalog)."""
     record = _record(site.cat, record_id)
     if record is None:
@@ -70,7 +50,7 @@ def _experiment_link(page: Page, e: Experiment, *, title: bool = True) -> str:
 _CITATION = re.compile(r"\b([Ee]xperiments?(?:\s+|/))([0-9]{4}-[a-z0-9]+(?:-[a-z0-9]+)*)")
 
 
-def _linked(site: SiteLike, page: Page, safe_html: str) -> str:
+def _linked(site: Site, page: Page, safe_html: str) -> str:
     """Escaped prose with each citation of an existing experiment (``experiment NNNN-slug``) made a
     link to its page; the id is matched by a strict pattern and the link built here, so nothing the
     record says becomes markup."""
@@ -90,7 +70,7 @@ def _verdict(e: Experiment) -> str:
 # --- the index and the pages --------------------------------------------------------------------
 
 
-def write_index(site: SiteLike) -> Page:
+def write_index(site: Site) -> Page:
     cat = site.cat
     page = Page(layout.EXPERIMENTS_INDEX, TITLE)
     counts = Counter(e.verdict for e in cat.experiments.values())
@@ -113,7 +93,7 @@ def write_index(site: SiteLike) -> Page:
     return page
 
 
-def _runs_table(site: SiteLike, page: Page, e: Experiment, stored: dict[str, StoredRun]) -> str:
+def _runs_table(site: Site, page: Page, e: Experiment, stored: dict[str, StoredRun]) -> str:
     rows = []
     for run in e.evidence:
         found = stored.get(run)
@@ -147,7 +127,7 @@ def _row_count(run: StoredRun) -> int | None:
         return None
 
 
-def _copy_run(site: SiteLike, run: StoredRun) -> list[tuple[str, str]]:
+def _copy_run(site: Site, run: StoredRun) -> list[tuple[str, str]]:
     """Copy a run's files beside the experiment pages (the sealed Parquet file as it is stored, and
     its environment); the (label, destination) of each."""
     assert run.data is not None
@@ -163,7 +143,7 @@ def _copy_run(site: SiteLike, run: StoredRun) -> list[tuple[str, str]]:
     return out
 
 
-def write_experiment(site: SiteLike, e: Experiment, stored: dict[str, StoredRun]) -> Page:
+def write_experiment(site: Site, e: Experiment, stored: dict[str, StoredRun]) -> Page:
     page = Page(layout.experiment(e.id), e.title, crumbs=[(layout.EXPERIMENTS_INDEX, TITLE), (None, e.id)])
     page.raw(f'<div class="epl-status">{_verdict(e)} <code>{esc(e.id)}</code> · begun {esc(e.date)} · concerns '
              + ", ".join(_link_id(site, page, c) for c in e.concerns) + "</div>")
@@ -176,24 +156,24 @@ def write_experiment(site: SiteLike, e: Experiment, stored: dict[str, StoredRun]
     else:
         page.para("No run of this experiment is kept as evidence: its result names the runs and the commit whose "
                   "history holds its raw output.", "epl-empty")
-    page.raw(f'<div class="epl-source"><p>Record: <code>{esc(e.file)}</code> · id <code>{esc(e.id)}</code></p></div>')
+    record_footer(page, e)
     return page
 
 
-def add_pages(site: SiteLike, add: Any) -> None:
-    """Write the index and every experiment's page through ``add`` (``Output.add``)."""
+def _pages(site: Site) -> Iterator[Page]:
+    """The index and every experiment's page."""
     stored = stored_runs(site.cat.root)
-    add(write_index(site))
+    yield write_index(site)
     for e in site.cat.experiments.values():
-        add(write_experiment(site, e, stored))
+        yield write_experiment(site, e, stored)
 
 
-def nav(site: SiteLike) -> list[Any]:
+def nav(site: Site) -> list[Any]:
     """The Experiments section of the nav (titles escaped: themes print nav titles unescaped)."""
     return [layout.EXPERIMENTS_INDEX] + [{esc(e.id): layout.experiment(e.id)} for e in site.cat.experiments.values()]
 
 
-def pages(site: SiteLike) -> dict[str, str]:
+def paths(site: Site) -> dict[str, str]:
     """``experiment:<id>`` → its page, for ``record_pages``."""
     return {f"experiment:{e.id}": layout.experiment(e.id) for e in site.cat.experiments.values()}
 
@@ -201,7 +181,7 @@ def pages(site: SiteLike) -> dict[str, str]:
 # --- on the pages of the records they concern --------------------------------------------------
 
 
-def section(site: SiteLike, page: Page, record: Realization | Primitive | Operator) -> None:
+def section(site: Site, page: Page, record: Realization | Primitive | Operator) -> None:
     """The experiments that concern ``record`` (for a primitive or operator, also those concerning one of
     its realizations), each with its verdict and its result's first sentence; nothing when none does."""
     whole = not isinstance(record, Realization)
@@ -226,5 +206,6 @@ def section(site: SiteLike, page: Page, record: Realization | Primitive | Operat
     page.raw(table(header, rows))
 
 
-__all__ = ["SiteLike", "add_pages", "first_sentence", "nav", "pages", "section", "write_experiment",
-           "write_index"]
+KIND = PageKind("experiment", _pages, paths=paths, nav_title=TITLE, nav=nav)
+
+__all__ = ["KIND", "nav", "paths", "section", "write_experiment", "write_index"]

@@ -1,0 +1,150 @@
+"""Operator pages: the index of operator case studies, and a page per operator with its
+decomposition into features and primitives, its composed realizations compared, and its standing
+against the peers. The Operators nav section lists each operator's realizations under it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from epldb.records import Operator
+from epldb.site import layout
+from epldb.site.escape import html as esc
+from epldb.site.escape import prose, prose_inline
+from epldb.site.html import Page, badge, dash, gbps, table
+from epldb.site.pages import experiments
+from epldb.site.pages.common import first_sentence, record_footer, record_paths, subject_nav
+from epldb.site.pages.comparison import realizations_compared
+from epldb.site.pages.kind import PageKind
+from epldb.site.pages.site import Site
+
+
+def write_operators_index(site: Site) -> Page:
+    page = Page(layout.OPERATORS_INDEX, "Operator case studies")
+    page.para("Operators are not implemented one by one: each is decomposed into features and primitives, "
+              "and a realization of the whole operator is composed from the primitives' building blocks.")
+    page.raw(table(["operator", "stages", "features", "realizations", "summary"],
+                   [[site.link(page, "operator", o.id),
+                     " → ".join(site.link_id(page, "primitive", s.primitive) for s in o.decomposition),
+                     str(len(o.features)), str(len(site.cat.realizations_of(o.id))),
+                     prose_inline(first_sentence(o.summary))]
+                    for o in site.cat.operators.values()], numeric=[2, 3]))
+    return page
+
+
+def write_operator(site: Site, o: Operator) -> Page:
+    page = Page(site.page_of(o), o.title, crumbs=[(layout.OPERATORS_INDEX, "Operators"), (None, o.title)])
+    page.raw(f'<div class="epl-prose">{prose(o.summary)}</div>')
+    page.raw(f'<div class="epl-math"><pre><code>{esc(o.math)}</code></pre></div>')
+    page.heading(2, "Decomposition")
+    page.para("Operator → structural features → execution primitives, stage by stage in execution order.")
+    page.raw(_decomposition_flow(site, page, o))
+    page.heading(2, "Features it shows")
+    page.raw(table(["feature", "where it shows"],
+                   [[site.link(page, "feature", f.feature), prose_inline(f.where)] for f in o.features]))
+    page.heading(2, "Stages")
+    page.raw(table(["#", "stage", "primitive", "realizations", "role"],
+                   [[str(i), esc(s.name), site.link(page, "primitive", s.primitive),
+                     str(len(site.cat.realizations_of(s.primitive))), prose_inline(s.role)]
+                    for i, s in enumerate(o.decomposition, 1)], numeric=[3]))
+    page.heading(2, "Realizations compared")
+    page.raw("<div><p>Realizations of the whole operator, each composed from building blocks (realizations of "
+             "its stages' primitives). Measurement contract: "
+             + (f"<code>{esc(o.contract)}</code>" if o.contract else "none yet")
+             + ". Peers to compare against: " + ", ".join(f"<code>{esc(x)}</code>" for x in o.peers)
+             + ".</p></div>")
+    realizations_compared(site, page, o, "operator",
+                           "No realization of this operator exists yet: one is a record "
+                           f"<code>catalog/realizations/{esc(o.id)}/NAME.yaml</code> with "
+                           f"<code>operator: {esc(o.id)}</code>, its kernel under "
+                           f"<code>kernels/operators/{esc(o.id)}/</code>. Its stages' primitives are measured on "
+                           "their own pages.")
+    _against_the_peers(site, page, o)
+    if o.notes:
+        page.heading(2, "Notes")
+        page.raw(f'<div class="epl-prose">{prose(o.notes)}</div>')
+    experiments.section(site, page, o)
+    record_footer(page, o)
+    return page
+
+
+def _against_the_peers(site: Site, page: Page, o: Operator) -> None:
+    """The operator's standing at each measured shape: its best verified realization against the
+    strongest peer of the same run (``epldb compare``'s rows), with the run's copy ceiling and the
+    size-matched reference beside it; then the counts per device and dtype."""
+    from epldb.site.data import knobs_label, params_label, shape_label
+    from epldb.standings import COPY_SHARE, standings, tally
+
+    if site.ev is None:
+        return
+    rows = standings(site.cat, site.ev, ids=[o.id])
+    if not rows:
+        return
+    strongest: dict[tuple[str, str, str, str], Any] = {}
+    for s in rows:  # standings come one per peer: keep the fastest peer of each shape
+        key = (s.device, s.dtype, s.problem, s.shape)
+        if key not in strongest or s.peer.gbps > strongest[key].peer.gbps:
+            strongest[key] = s
+    page.heading(2, "Against the peers")
+    page.para("At each shape, the fastest verified realization against the fastest peer timed in the same run "
+              "(medians; ahead or behind only where the p10-p90 ranges part), as <code>epldb compare</code> "
+              "gives it. Of copy: the share of the run's device copy ceiling. Of at-size: the share of a plain "
+              "copy (or, for a reduction, a plain read) of the shape's own bytes in the same run, which pays the "
+              "launch and the memory system's ramp as the kernel does. Each shape's run is the newest that timed "
+              "every realization any run timed there; where none did, the newest, marked partial.")
+
+    def share(v: float | None) -> str:  # three places: 0.899 must not read as the 0.90 bar
+        return dash() if v is None else f"{v:.3f}"
+
+    body = [[site.device_link(page, s.device), esc(s.dtype), esc(params_label(s.problem)), esc(shape_label(s.shape)),
+             site.link_id(page, "realization", s.best.subject), esc(knobs_label(s.best.params, s.problem)),
+             gbps(s.best.gbps), share(s.of_copy), share(s.of_at_size), esc(s.peer.subject.split("/", 1)[-1]),
+             gbps(s.peer.gbps), f"{100 * s.margin:+.1f}%", badge(s.verdict),
+             esc(s.run) + ("" if s.complete else " (partial)")]
+            for s in strongest.values()]
+    page.raw(table(["device", "dtype", "problem", "shape", "best", "at", "GB/s", "of copy", "of at-size", "peer",
+                    "peer GB/s", "margin", "p10-p90", "run"], body, numeric=[6, 7, 8, 10, 11]))
+    counts = [[site.device_link(page, device), esc(dtype), esc(params_label(problem)), str(t.shapes),
+               str(t.at_least_median), str(t.ahead), str(t.level), str(t.behind), str(t.at_copy_share),
+               str(t.at_size_share)]
+              for (device, _contract, dtype, problem), t in sorted(tally(rows).items())]
+    page.raw(table(["device", "dtype", "problem", "shapes", "median >= peer", "ahead", "level", "behind",
+                    f">= {COPY_SHARE:.0%} of copy", f">= {COPY_SHARE:.0%} of at-size"], counts,
+                   numeric=[3, 4, 5, 6, 7, 8, 9]))
+
+
+def _decomposition_flow(site: Site, page: Page, o: Operator) -> str:
+    feats = "".join(f'<li>{site.link(page, "feature", f.feature)}</li>' for f in o.features)
+    stages = []
+    for i, s in enumerate(o.decomposition, 1):
+        prim = site.cat.primitives.get(s.primitive)
+        fam = f'<span class="epl-fam epl-fam--{esc(prim.family)}">{esc(site.family_title(prim.family))}</span>' if prim else ""
+        n = len(site.cat.realizations_of(s.primitive))
+        stages.append(f'<div class="epl-stage"><div class="epl-stage__n">{i}</div>'
+                      f'<div class="epl-stage__name">{esc(s.name)}</div>'
+                      f'<div class="epl-stage__prim">{site.link(page, "primitive", s.primitive)}</div>{fam}'
+                      f'<div class="epl-stage__meta">{n} realization{"s" if n != 1 else ""}</div></div>')
+    arrow = '<div class="epl-arrow" aria-hidden="true">→</div>'
+    return (f'<div class="epl-decomp"><div class="epl-decomp__op"><div class="epl-decomp__label">operator</div>'
+            f"<strong>{esc(o.title)}</strong></div>{arrow}"
+            f'<div class="epl-decomp__feats"><div class="epl-decomp__label">features</div><ul>{feats}</ul></div>{arrow}'
+            f'<div class="epl-decomp__stages"><div class="epl-decomp__label">primitives, in stage order</div>'
+            f'<div class="epl-stages">{arrow.join(stages)}</div></div></div>')
+
+
+def _pages(site: Site) -> Iterator[Page]:
+    site.say(f"operator pages ({len(site.cat.operators)})")
+    yield write_operators_index(site)
+    for o in site.cat.operators.values():
+        yield write_operator(site, o)
+
+
+def _nav(site: Site) -> list[Any]:
+    return [layout.OPERATORS_INDEX] + [subject_nav(site, o) for o in site.cat.operators.values()]
+
+
+KIND = PageKind("operator", _pages, paths=lambda site: record_paths(site, "operator", site.cat.operators),
+                nav_title="Operators", nav=_nav)
+
+
+__all__ = ["KIND", "write_operator", "write_operators_index"]

@@ -1,0 +1,136 @@
+"""Primitive pages: the index of execution primitives by family, a page per family, and a page per
+primitive comparing its realizations. The Primitives nav section also lists each primitive's
+realizations (and the unfiled ones) under it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from epldb.records import Primitive
+from epldb.site import layout
+from epldb.site import views as V
+from epldb.site.escape import html as esc
+from epldb.site.escape import prose, prose_inline
+from epldb.site.html import Page, dash, gbps, pct, table
+from epldb.site.pages import experiments
+from epldb.site.pages.common import facts, first_sentence, record_footer, record_paths, subject_nav
+from epldb.site.pages.comparison import realizations_compared
+from epldb.site.pages.kind import PageKind
+from epldb.site.pages.site import Site
+
+
+def write_primitives_index(site: Site) -> Page:
+    page = Page(layout.PRIMITIVES_INDEX, "Execution primitives")
+    page.para("Execution primitives grouped in five families. Each primitive is realized by a family of "
+              "CUDA realizations, compared on its page by static resources and measured bandwidth.")
+    for fam in site.families():
+        prims = [p for p in site.cat.primitives.values() if p.family == fam]
+        page.heading(2, site.family_title(fam))
+        if prims:
+            page.raw(_primitive_rows(site, page, prims))
+        page.raw(f"<div><p>{page.a(layout.family(fam), 'Family page: ' + site.family_title(fam))}</p></div>")
+    return page
+
+
+def _primitive_rows(site: Site, page: Page, prims: list[Primitive]) -> str:
+    rows = []
+    for p in prims:
+        rs = site.cat.realizations_of(p.id)
+        verified = sum(r.status == "verified" for r in rs)
+        h = V.headline(site.ev, p.id, site.order(p.id)) if site.ev is not None else None
+        best = (f"{site.link(page, 'realization', str(h.best['subject']))} {gbps(h.best['gbps'])} GB/s "
+                f"<small>{pct(h.best['frac_ceiling'])}</small>") if h else dash()
+        rows.append([site.link(page, "primitive", p.id), esc(p.scope),
+                     f"{len(rs)} <small>({verified} verified)</small>" if rs else dash(),
+                     best, prose_inline(first_sentence(p.summary))])
+    return table(["primitive", "scope", "realizations", "best measured", "summary"], rows)
+
+
+def write_family(site: Site, fam: str) -> Page:
+    title = site.family_title(fam)
+    page = Page(layout.family(fam), f"{title} family",
+                crumbs=[(layout.PRIMITIVES_INDEX, "Primitives"), (None, title)])
+    prims = [p for p in site.cat.primitives.values() if p.family == fam]
+    if prims:
+        page.raw(_primitive_rows(site, page, prims))
+        feats = sorted({f for p in prims for f in p.features})
+        page.heading(2, "Features exploited")
+        page.raw("<div><p>" + ", ".join(site.link(page, "feature", f) for f in feats) + "</p></div>")
+        page.heading(2, "Costs traded")
+        rows = [[site.link(page, "primitive", p.id), esc(c.factor), prose_inline(c.note)] for p in prims
+                for c in p.costs]
+        page.raw(table(["primitive", "cost", "how"], rows))
+    else:
+        orphans = site.orphans()
+        page.para("Realizations whose primitive or operator is not in the catalog (fix their "
+                  "<code>primitive</code> or <code>operator</code> field):")
+        page.raw("<div><ul>" + "".join(f"<li>{site.link(page, 'realization', r.id)}</li>" for r in orphans)
+                 + "</ul></div>")
+    return page
+
+
+def write_primitive(site: Site, p: Primitive) -> Page:
+    fam_title = site.family_title(p.family)
+    page = Page(site.page_of(p), p.title, crumbs=[(layout.PRIMITIVES_INDEX, "Primitives"),
+                                                  (layout.family(p.family), fam_title), (None, p.title)],
+                hide_toc=True)
+    page.raw(f'<div class="epl-prose">{prose(p.summary)}</div>')
+    pairs = [
+        ("family", page.a(layout.family(p.family), fam_title)),
+        ("scope", f"<code>{esc(p.scope)}</code> (the widest set of threads that cooperate)"),
+        ("features exploited", ", ".join(site.link(page, "feature", f) for f in p.features)),
+        ("properties relied on", ", ".join(f"<code>{esc(x)}</code>" for x in p.properties)),
+        ("measurement contract", f"<code>{esc(p.contract)}</code>" if p.contract else "none yet"),
+        ("operators", ", ".join(site.link(page, "operator", o) for o in p.operators) or dash()),
+    ]
+    if p.also_in:
+        pairs.append(("also in", "; ".join(esc(x) for x in p.also_in)))
+    page.raw(facts(pairs))
+
+    page.heading(2, "Realizations compared")
+    realizations_compared(site, page, p, "primitive",
+                           "No realization of this primitive exists yet. Add one with "
+                           f"<code>epldb new realization {esc(p.id)} NAME</code> "
+                           f"({page.a(layout.CONTRIBUTING, 'how')}).")
+
+    page.heading(2, "Costs traded")
+    page.raw(table(["cost", "how this primitive spends or saves it"],
+                   [[f'<span class="epl-nowrap">{esc(c.factor)}</span>', prose_inline(c.note)] for c in p.costs]))
+    if p.notes:
+        page.heading(2, "Notes")
+        page.raw(f'<div class="epl-prose">{prose(p.notes)}</div>')
+    experiments.section(site, page, p)
+    record_footer(page, p)
+    return page
+
+
+def _pages(site: Site) -> Iterator[Page]:
+    yield write_primitives_index(site)
+    for fam in site.families():
+        yield write_family(site, fam)
+    site.say(f"primitive pages ({len(site.cat.primitives)})")
+    for p in site.cat.primitives.values():
+        yield write_primitive(site, p)
+
+
+def _paths(site: Site) -> dict[str, str]:
+    return {**record_paths(site, "primitive", site.cat.primitives),
+            **{f"family:{fam}": layout.family(fam) for fam in site.families()}}
+
+
+def _nav(site: Site) -> list[Any]:
+    prims: list[Any] = [layout.PRIMITIVES_INDEX]
+    for fam in site.families():
+        items: list[Any] = [layout.family(fam)]
+        items += [subject_nav(site, p) for p in site.cat.primitives.values() if p.family == fam]
+        if fam == layout.UNFILED:
+            items += [{esc(r.title): site.page_of(r)} for r in site.orphans()]
+        prims.append({esc(site.family_title(fam)): items})
+    return prims
+
+
+KIND = PageKind("primitive", _pages, paths=_paths, nav_title="Primitives", nav=_nav)
+
+
+__all__ = ["KIND", "write_family", "write_primitive", "write_primitives_index"]
