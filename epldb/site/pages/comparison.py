@@ -97,7 +97,7 @@ def _comparison_table(site: Site, page: Page, p: Primitive | Operator, realizati
         else:
             cells += [err_cell(own), det_cell(own), fresh_cell(all_own)]
         body.append(cells)
-    if best is not None:
+    if best is not None and latest is not None:  # both are set together, from the same rows
         for peer in sorted(set(best[best["kind"] == "peer"]["subject"])):
             own = latest[latest["subject"] == peer]
             label = str(own["subject_label"].iloc[0]) if not own.empty else peer

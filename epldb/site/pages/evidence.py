@@ -77,9 +77,9 @@ def write_evidence_status(site: Site) -> Page:
     problems = [p for p in cat.problems if p.severity == "error"]
     if problems or site.data.notes:
         page.heading(2, "Catalog and site problems")
-        items = [f"<li><code>{esc(p.format())}</code></li>" for p in problems[:200]]
-        items += [f"<li>{esc(n)}</li>" for n in site.data.notes]
-        page.raw("<div><ul>" + "".join(items) + "</ul></div>")
+        lines = [f"<li><code>{esc(p.format())}</code></li>" for p in problems[:200]]
+        lines += [f"<li>{esc(n)}</li>" for n in site.data.notes]
+        page.raw("<div><ul>" + "".join(lines) + "</ul></div>")
     return page
 
 

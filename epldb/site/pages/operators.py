@@ -12,8 +12,8 @@ from epldb.site import layout
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
 from epldb.site.html import Page, badge, dash, gbps, table
-from epldb.site.pages import experiments
-from epldb.site.pages.common import first_sentence, record_footer, record_paths, subject_nav
+from epldb.site.pages.closing import close_record_page
+from epldb.site.pages.common import first_sentence, record_paths, subject_nav
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.site import Site
@@ -60,11 +60,7 @@ def write_operator(site: Site, o: Operator) -> Page:
                            f"<code>kernels/operators/{esc(o.id)}/</code>. Its stages' primitives are measured on "
                            "their own pages.")
     _against_the_peers(site, page, o)
-    if o.notes:
-        page.heading(2, "Notes")
-        page.raw(f'<div class="epl-prose">{prose(o.notes)}</div>')
-    experiments.section(site, page, o)
-    record_footer(page, o)
+    close_record_page(site, page, o)
     return page
 
 

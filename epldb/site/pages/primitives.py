@@ -13,8 +13,8 @@ from epldb.site import views as V
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
 from epldb.site.html import Page, dash, gbps, pct, table
-from epldb.site.pages import experiments
-from epldb.site.pages.common import facts, first_sentence, record_footer, record_paths, subject_nav
+from epldb.site.pages.closing import close_record_page
+from epldb.site.pages.common import facts, first_sentence, record_paths, subject_nav
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.site import Site
@@ -97,11 +97,7 @@ def write_primitive(site: Site, p: Primitive) -> Page:
     page.heading(2, "Costs traded")
     page.raw(table(["cost", "how this primitive spends or saves it"],
                    [[f'<span class="epl-nowrap">{esc(c.factor)}</span>', prose_inline(c.note)] for c in p.costs]))
-    if p.notes:
-        page.heading(2, "Notes")
-        page.raw(f'<div class="epl-prose">{prose(p.notes)}</div>')
-    experiments.section(site, page, p)
-    record_footer(page, p)
+    close_record_page(site, page, p)
     return page
 
 

@@ -14,9 +14,9 @@ from epldb.site.charts import Chart, Series
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
 from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, table
-from epldb.site.pages import experiments
+from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import (NO_EVIDENCE, basis_anchor, best_by_shape, det_cell, flatten, local_includes,
-                                     record_footer, record_paths, shape_labels)
+                                     record_paths, shape_labels)
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.site import Site
 
@@ -94,11 +94,7 @@ def write_realization(site: Site, r: Realization) -> Page:
                   "epl-empty")
     else:
         _evidence_section(site, page, r, rows)
-    if r.notes:
-        page.heading(2, "Notes")
-        page.raw(f'<div class="epl-prose">{prose(r.notes)}</div>')
-    experiments.section(site, page, r)
-    record_footer(page, r)
+    close_record_page(site, page, r)
     return page
 
 
