@@ -23,8 +23,9 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,7 +36,7 @@ from epldb.evidence import Row, canonical_json
 from epldb.launch import ResolvedStep
 from epldb.launch.domain import in_domain
 from epldb.device import device_info
-from epldb.runner import RunError, load_realization, prepare
+from epldb.runner import LoadedRealization, RunError, load_realization, prepare
 from epldb.verify import error_figures, new_seed
 
 if TYPE_CHECKING:
@@ -320,14 +321,12 @@ def _rate_fields(row: Row, contract: Contract, shape: dict[str, int], point: dic
 
 
 def _check(outputs: dict[str, Any], ref: dict[str, Any], contract: Contract, shape: dict[str, int],
-           point: dict[str, Any], row: Row, peer: Peer | None = None) -> list[str]:
-    import cupy
-
+           point: dict[str, Any], row: Row, xp: Any, peer: Peer | None = None) -> list[str]:
     notes: list[str] = []
     worst_max, worst_l2, nan = 0.0, 0.0, 0
     for spec in contract.outputs(shape, point):
-        got = to_float64(outputs[spec.name], spec.dtype, cupy)
-        fig = error_figures(got, ref[spec.name], cupy)
+        got = to_float64(outputs[spec.name], spec.dtype, xp)
+        fig = error_figures(got, ref[spec.name], xp)
         worst_max, worst_l2, nan = max(worst_max, fig.max_rel), max(worst_l2, fig.rel_l2), nan + fig.nan
     row.err_max_rel, row.err_rel_l2 = worst_max, worst_l2
     tol = contract.tolerance_for(point, peer)
@@ -337,6 +336,224 @@ def _check(outputs: dict[str, Any], ref: dict[str, Any], contract: Contract, sha
         notes.append("error above tolerance")
     row.status = "incorrect" if notes else "passed"
     return notes
+
+
+@dataclass(frozen=True)
+class BenchDevice:
+    """What the passes take of the GPU, in one place so that a test can run them on the CPU: the
+    array module, the L2 size (the input rotation's), the timer, the size-matched references of
+    the ceilings, the stream's synchronize and the memory pool's release."""
+
+    xp: Any
+    l2_bytes: int
+    time: Callable[[Sequence[Callable[[], Any]]], Timing]
+    at_size: Mapping[str, Callable[[int, int], Ceiling]]
+    synchronize: Callable[[], None]
+    free_memory: Callable[[], None]
+
+
+def cupy_device() -> BenchDevice:
+    """The current CUDA device through CuPy: CUDA-event timing and the measurement kernels."""
+    import cupy
+
+    return BenchDevice(cupy, device_info().l2_bytes, time_calls, AT_SIZE,
+                       lambda: cupy.cuda.get_current_stream().synchronize(),
+                       lambda: cupy.get_default_memory_pool().free_all_blocks())
+
+
+@dataclass
+class BenchRun:
+    """One bench() call, shared by its passes: the settings, the device, the rows in run order and
+    the size-matched references already measured."""
+
+    catalog: "Catalog"
+    device: BenchDevice
+    quick: bool = False
+    ceilings: dict[str, float] = field(default_factory=dict)
+    skip: Callable[[Row], bool] | None = None
+    emit: Callable[[Row], None] | None = None
+    progress: Callable[[str], None] | None = None
+    seed: int = field(default_factory=new_seed)
+    rows: list[Row] = field(default_factory=list)
+    # (ceiling, bytes moved) whose size-matched reference this run already measured: keyed by the
+    # ceiling too, since a reduction and a row map can move the same bytes (run 5b29: six shapes)
+    at_size_done: set[tuple[str, int]] = field(default_factory=set)
+
+    def skipped(self, row: Row) -> bool:
+        """The caller has this row already (a resumed run): it is neither measured nor kept."""
+        return self.skip is not None and self.skip(row)
+
+    def finish(self, row: Row) -> None:
+        self.rows.append(row)
+        if self.emit is not None:
+            self.emit(row)
+        if self.progress is not None:
+            self.progress(f"{row.subject} {canonical_json(row.params)} {canonical_json(row.shape)}")
+
+
+Members = list[tuple[LoadedRealization, BenchItem]]
+
+
+@dataclass
+class ShapeCase:
+    """One contract at one dtype and bench shape: the realization points that serve the shape,
+    the rotated input sets they and the peers share, and the float64 references (one per peer
+    problem, computed when first asked)."""
+
+    contract: Contract
+    dtype: str
+    shape: dict[str, int]
+    todo: list[tuple[LoadedRealization, dict[str, Any]]]
+    input_bytes: int  # of one input set
+    sets: list[dict[str, Any]]
+    xp: Any
+    refs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def rep_point(self) -> dict[str, Any]:
+        """The point whose inputs and bytes moved stand for the shape's (inputs depend on shape and
+        dtype only)."""
+        return self.todo[0][1]
+
+    @property
+    def rotation(self) -> str:
+        k = len(self.sets)
+        return f"{k} input set(s) rotated, {k * self.input_bytes / 2**20:.0f} MiB working set"
+
+    def reference(self, point: dict[str, Any]) -> dict[str, Any]:
+        key = canonical_json(self.contract.peer_params(point))
+        if key not in self.refs:
+            self.refs[key] = self.contract.reference(self.sets[0], dict(self.shape), point, self.xp)
+        return self.refs[key]
+
+
+def _load_pass(run: BenchRun, items: list[BenchItem]) -> list[tuple[Contract, Members]]:
+    """Every item's realization compiled and loaded, grouped by contract (peers and inputs are
+    shared within a contract); one that does not load gets its rows now, one per point."""
+    groups: dict[str, tuple[Contract, Members]] = {}
+    for item in items:
+        r = run.catalog.realizations[item.realization_id]
+        try:
+            loaded = load_realization(run.catalog, item.realization_id)
+        except RunError as e:
+            for point in item.points:
+                run.finish(Row(r.id, "realization", dict(point), str(point.get("dtype", "")), {}, e.status, detail=e.message))
+            continue
+        groups.setdefault(loaded.contract.name, (loaded.contract, []))[1].append((loaded, item))
+    return list(groups.values())
+
+
+def _dtype_shapes(contract: Contract, members: Members, quick: bool) -> Iterator[tuple[str, dict[str, int]]]:
+    """The (dtype, bench shape) pairs of a contract's members, dtype by dtype in sorted order."""
+    for dtype in sorted({contract.dtype_of(p) for _, item in members for p in item.points}):
+        for shape in contract.bench_shapes(quick):
+            yield dtype, shape
+
+
+def _shape_case(run: BenchRun, contract: Contract, members: Members, dtype: str,
+                shape: dict[str, int]) -> ShapeCase | None:
+    """The points of ``members`` at ``dtype`` that serve ``shape``, with their rotated input sets
+    made; None where no point does (then nothing is allocated)."""
+    todo = [(loaded, p) for loaded, item in members for p in item.points
+            if contract.dtype_of(p) == dtype and in_domain(loaded.realization, shape, p)]
+    if not todo:
+        return None
+    xp, rep_point = run.device.xp, todo[0][1]
+    input_bytes = sum(s.nbytes for s in contract.inputs(shape, rep_point))
+    k = rotation_sets(input_bytes, run.device.l2_bytes)
+    sets = [contract.make_inputs(dict(shape), dtype, rep_point, make_rng(xp, run.seed + i), xp) for i in range(k)]
+    return ShapeCase(contract, dtype, dict(shape), todo, input_bytes, sets, xp)
+
+
+def _ceiling_pass(run: BenchRun, case: ShapeCase) -> None:
+    """The size-matched reference of the contract's ceiling (read-at-size, copy-at-size) at the
+    shape's bytes moved, once a run per (ceiling, bytes), from as many buffers as the shape's input
+    sets; a shape moving less than AT_SIZE_MIN_BYTES gets none."""
+    ceiling = case.contract.ceiling
+    moved = case.contract.bytes_moved(dict(case.shape), case.rep_point)
+    measure = run.device.at_size.get(ceiling)
+    if measure is None or moved < AT_SIZE_MIN_BYTES or (ceiling, moved) in run.at_size_done:
+        return
+    run.at_size_done.add((ceiling, moved))
+    probe = Row(f"ceiling/{ceiling}-at-size", "ceiling", {}, "", {"bytes": at_size_bytes(ceiling, moved)}, "passed")
+    if run.skipped(probe):
+        return
+    c = measure(moved, len(case.sets))
+    row = ceiling_row(c)
+    ref = run.ceilings.get(ceiling)
+    row.frac_ceiling = c.gbps / ref if ref else None  # of the run's device ceiling
+    row.detail += f"; fraction of the run's {ceiling} ceiling"
+    run.finish(row)
+
+
+def _realization_pass(run: BenchRun, case: ShapeCase) -> None:
+    """Every point that serves the shape, in the items' order: its first launch checked against
+    the reference, then timed over the rotated input sets."""
+    for loaded, point in case.todo:
+        build = loaded.build
+        row = Row(loaded.realization.id, "realization", dict(point), case.dtype, dict(case.shape), "skipped",
+                  target=build.target, nvrtc=build.nvrtc_version, source_hash=build.source_hash)
+        if not run.skipped(row):
+            run.finish(_time_realization(run, case, loaded.realization.id, point, row))
+
+
+def _time_realization(run: BenchRun, case: ShapeCase, realization_id: str, point: dict[str, Any], row: Row) -> Row:
+    try:
+        launcher = prepare(run.catalog, realization_id, case.shape, point)
+        outs = [launcher.allocate_outputs() for _ in case.sets]
+        calls = [launcher.bind({**inputs, **out}) for inputs, out in zip(case.sets, outs)]
+        calls[0]()
+        notes, t = _checked_timing(run, case, point, row, outs[0], calls)
+    except RunError as e:
+        row.status, row.detail = e.status, e.message
+        return row
+    except Exception as e:  # noqa: BLE001 - CUDA errors come as several types
+        row.status, row.detail = "runtime-error", f"{type(e).__name__}: {e}"
+        return row
+    _rate_fields(row, case.contract, dict(case.shape), point, t, run.ceilings)
+    row.detail = "; ".join(notes + grids_sized(launcher.plan.steps) + [case.rotation, f"{t.reps} reps"])
+    return row
+
+
+def _peer_pass(run: BenchRun, case: ShapeCase) -> None:
+    """Every peer of the contract on each problem the shape's points pose (one per distinct
+    peer_params, in their canonical JSON's order), after the realizations, on the same inputs."""
+    contract = case.contract
+    problems = {canonical_json(contract.peer_params(p)): p for _, p in case.todo}
+    for _, point in sorted(problems.items()):
+        for peer in contract.peers():
+            row = Row(f"{contract.name}/{peer.name}", "peer", contract.peer_params(point), case.dtype,
+                      dict(case.shape), "skipped")
+            if not run.skipped(row):
+                run.finish(_time_peer(run, case, peer, point, row))
+
+
+def _time_peer(run: BenchRun, case: ShapeCase, peer: Peer, point: dict[str, Any], row: Row) -> Row:
+    if run.quick and peer.name == "torch-compile":
+        row.detail = "not timed with --quick (compile time)"
+        return row
+    prepared = peer.prepare(case.contract, dict(case.shape), point)
+    if isinstance(prepared, str):
+        row.detail = prepared
+        return row
+    try:
+        first = prepared(case.sets[0])
+        notes, t = _checked_timing(run, case, point, row, first, [partial(prepared, s) for s in case.sets], peer)
+    except Exception as e:  # noqa: BLE001 - a peer's failure is recorded, not fatal
+        row.status, row.detail = "runtime-error", f"{type(e).__name__}: {e}"[:500]
+        return row
+    _rate_fields(row, case.contract, dict(case.shape), point, t, run.ceilings)
+    row.detail = "; ".join(notes + [peer.title, case.rotation, f"{t.reps} reps"])
+    return row
+
+
+def _checked_timing(run: BenchRun, case: ShapeCase, point: dict[str, Any], row: Row, first: dict[str, Any],
+                    calls: Sequence[Callable[[], Any]], peer: Peer | None = None) -> tuple[list[str], Timing]:
+    """The outputs of the first call (already queued) checked against the reference, then
+    ``calls`` timed: the notes of the check and the timing."""
+    run.device.synchronize()
+    notes = _check(first, case.reference(point), case.contract, dict(case.shape), point, row, run.device.xp, peer)
+    return notes, run.device.time(calls)
 
 
 def bench(
@@ -349,136 +566,30 @@ def bench(
     emit: Callable[[Row], None] | None = None,
     progress: Callable[[str], None] | None = None,
     peers: bool = True,
+    device: BenchDevice | None = None,
 ) -> list[Row]:
     """Time every item's points at the contract's bench shapes, with peers; rows in run order.
 
     ``ceilings`` maps ceiling names to GB/s (measured by the caller in the same run). The rotated
     input sets are generated once per (dtype, shape) and shared by every realization, point and
     peer of the contract, so a contract's inputs must depend on shape and dtype only (the outputs
-    and the reference may depend on the whole point).
+    and the reference may depend on the whole point). Shape by shape, the size-matched ceiling,
+    the realizations and the peers are measured one after the other, on the same inputs and in the
+    same state of the device. ``device`` is the GPU (CuPy's current device unless a test fakes it).
     """
-    import cupy
-
-    ceilings = ceilings or {}
-    rows: list[Row] = []
-    # (ceiling, bytes moved) whose size-matched reference this run already measured: keyed by the
-    # ceiling too, since a reduction and a row map can move the same bytes (run 5b29: six shapes)
-    at_size: set[tuple[str, int]] = set()
-    dev = device_info()
-    seed = new_seed()
-
-    def finish(row: Row) -> None:
-        rows.append(row)
-        if emit is not None:
-            emit(row)
-        if progress is not None:
-            progress(f"{row.subject} {canonical_json(row.params)} {canonical_json(row.shape)}")
-
-    # Group realizations by contract (peers and inputs are shared within a contract).
-    groups: dict[str, tuple[Contract, list[tuple[Any, BenchItem]]]] = {}
-    for item in items:
-        r = catalog.realizations[item.realization_id]
-        try:
-            loaded = load_realization(catalog, item.realization_id)
-        except RunError as e:
-            for point in item.points:
-                finish(Row(r.id, "realization", dict(point), str(point.get("dtype", "")), {}, e.status, detail=e.message))
-            continue
-        groups.setdefault(loaded.contract.name, (loaded.contract, []))[1].append((loaded, item))
-
-    for contract, members in groups.values():
-        dtypes = sorted({contract.dtype_of(p) for _, item in members for p in item.points})
-        for dtype in dtypes:
-            for shape in contract.bench_shapes(quick):
-                todo = [(loaded, p) for loaded, item in members for p in item.points
-                        if contract.dtype_of(p) == dtype and in_domain(loaded.realization, shape, p)]
-                if not todo:
-                    continue
-                rep_point = todo[0][1]
-                input_bytes = sum(s.nbytes for s in contract.inputs(shape, rep_point))
-                k = rotation_sets(input_bytes, dev.l2_bytes)
-                sets = [contract.make_inputs(dict(shape), dtype, rep_point, make_rng(cupy, seed + i), cupy) for i in range(k)]
-                rotation = f"{k} input set(s) rotated, {k * input_bytes / 2**20:.0f} MiB working set"
-                moved = contract.bytes_moved(dict(shape), rep_point)
-                measure = AT_SIZE.get(contract.ceiling)
-                if measure is not None and moved >= AT_SIZE_MIN_BYTES and (contract.ceiling, moved) not in at_size:
-                    at_size.add((contract.ceiling, moved))
-                    probe = Row(f"ceiling/{contract.ceiling}-at-size", "ceiling", {}, "", {"bytes": at_size_bytes(contract.ceiling, moved)}, "passed")
-                    if skip is None or not skip(probe):
-                        c = measure(moved, k)
-                        row = ceiling_row(c)
-                        ref = ceilings.get(contract.ceiling)
-                        row.frac_ceiling = c.gbps / ref if ref else None  # of the run's device ceiling
-                        row.detail += f"; fraction of the run's {contract.ceiling} ceiling"
-                        finish(row)
-                refs: dict[str, dict[str, Any]] = {}
-
-                def reference(point: dict[str, Any]) -> dict[str, Any]:
-                    key = canonical_json(contract.peer_params(point))
-                    if key not in refs:
-                        refs[key] = contract.reference(sets[0], dict(shape), point, cupy)
-                    return refs[key]
-
-                for loaded, point in todo:
-                    r = loaded.realization
-                    row = Row(r.id, "realization", dict(point), dtype, dict(shape), "skipped",
-                              target=loaded.build.target, nvrtc=loaded.build.nvrtc_version,
-                              source_hash=loaded.build.source_hash)
-                    if skip is not None and skip(row):
-                        continue
-                    try:
-                        launcher = prepare(catalog, r.id, shape, point)
-                        outs = [launcher.allocate_outputs() for _ in range(k)]
-                        calls = [launcher.bind({**sets[i], **outs[i]}) for i in range(k)]
-                        calls[0]()
-                        cupy.cuda.get_current_stream().synchronize()
-                        notes = _check(outs[0], reference(point), contract, dict(shape), point, row)
-                        t = time_calls(calls)
-                    except RunError as e:
-                        row.status, row.detail = e.status, e.message
-                        finish(row)
-                        continue
-                    except Exception as e:  # noqa: BLE001 - CUDA errors come as several types
-                        row.status, row.detail = "runtime-error", f"{type(e).__name__}: {e}"
-                        finish(row)
-                        continue
-                    _rate_fields(row, contract, dict(shape), point, t, ceilings)
-                    row.detail = "; ".join(notes + grids_sized(launcher.plan.steps) + [rotation, f"{t.reps} reps"])
-                    finish(row)
-                    del outs, calls
-
-                if peers:
-                    problems = {canonical_json(contract.peer_params(p)): p for _, p in todo}
-                    for key, point in sorted(problems.items()):
-                        for peer in contract.peers():
-                            row = Row(f"{contract.name}/{peer.name}", "peer", contract.peer_params(point), dtype,
-                                      dict(shape), "skipped")
-                            if skip is not None and skip(row):
-                                continue
-                            if quick and peer.name == "torch-compile":
-                                row.detail = "not timed with --quick (compile time)"
-                                finish(row)
-                                continue
-                            prepared = peer.prepare(contract, dict(shape), point)
-                            if isinstance(prepared, str):
-                                row.detail = prepared
-                                finish(row)
-                                continue
-                            try:
-                                first = prepared(sets[0])
-                                cupy.cuda.get_current_stream().synchronize()
-                                notes = _check(first, reference(point), contract, dict(shape), point, row, peer)
-                                t = time_calls([lambda s=s: prepared(s) for s in sets])
-                            except Exception as e:  # noqa: BLE001 - a peer's failure is recorded, not fatal
-                                row.status, row.detail = "runtime-error", f"{type(e).__name__}: {e}"[:500]
-                                finish(row)
-                                continue
-                            _rate_fields(row, contract, dict(shape), point, t, ceilings)
-                            row.detail = "; ".join(notes + [peer.title, rotation, f"{t.reps} reps"])
-                            finish(row)
-                del sets, refs
-                cupy.get_default_memory_pool().free_all_blocks()
-    return rows
+    run = BenchRun(catalog, device or cupy_device(), quick, ceilings or {}, skip, emit, progress)
+    for contract, members in _load_pass(run, items):
+        for dtype, shape in _dtype_shapes(contract, members, quick):
+            case = _shape_case(run, contract, members, dtype, shape)
+            if case is None:
+                continue
+            _ceiling_pass(run, case)
+            _realization_pass(run, case)
+            if peers:
+                _peer_pass(run, case)
+            del case  # the input sets and references go before the pool is released
+            run.device.free_memory()
+    return run.rows
 
 
 def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: bool = True) -> int:
