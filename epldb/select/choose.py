@@ -1,0 +1,235 @@
+"""``select``: for a subject (operator or primitive), a shape, a dtype and a device, the realization
+and parameter point to run, its predicted time and rate, the evidence rows the prediction rests on
+and the record's structural reason.
+
+The device's evidence decides (epldb.select.model: measured rows at a measured shape, the fitted
+model elsewhere), among the verified realizations and the points whose launch domain serves the
+shape. Two fallbacks, each said in the choice's ``note``:
+
+- a device with no evidence of the subject at that dtype takes the choice the evidence of the
+  device measured most for it implies (the same realization family behaves alike across the
+  parts one target serves; the note names the device whose evidence decided);
+- with no evidence at all, the first verified realization in the catalog's order that serves the
+  shape, at its first point (in declaration order) that does: the catalog's rule of least surprise,
+  with no prediction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from epldb.launch.domain import in_domain
+from epldb.select.model import Prediction, RealizationModel
+from epldb.select.observations import SelectError, Subject, axis_value, key, observations, subject_of
+
+if TYPE_CHECKING:
+    import pandas
+
+    from epldb.catalog import Catalog
+    from epldb.records import Realization
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What ``select`` returns."""
+
+    subject: str
+    device: str
+    dtype: str
+    shape: dict[str, int]
+    problem: dict[str, Any]
+    realization: str
+    point: dict[str, Any]
+    predicted_ms: float | None  # None under the no-evidence rule
+    predicted_gbps: float | None
+    basis: str  # "measured" | "interpolated" | "extrapolated" | "rule"
+    reason: str  # the record's when_it_wins (else its summary): why it wins, in structural terms
+    evidence: tuple[dict[str, Any], ...] = ()
+    alternatives: tuple[dict[str, Any], ...] = ()  # the other realizations' best predictions
+    note: str = ""  # the fallback taken, if any
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        """One line: the pick, its point, its predicted time and what it rests on."""
+        point = ", ".join(f"{k}={v}" for k, v in self.point.items())
+        if self.predicted_ms is None:
+            timing = "no prediction"
+        else:
+            timing = f"{self.predicted_ms * 1000:.1f} us predicted ({self.predicted_gbps:.0f} GB/s, {self.basis})"
+        return f"{self.realization} [{point}]: {timing}"
+
+
+def _clean(value: Any) -> Any:
+    """Numbers from the evidence as plain Python numbers (JSON and repr stay readable)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+@dataclass
+class Selector:
+    """Selection over one loaded catalog; observations are read once per subject and fitted once per
+    (subject, device, dtype, problem, realization)."""
+
+    lab: "Catalog"
+    evidence: "pandas.DataFrame | None" = None
+    _obs: dict[str, "pandas.DataFrame"] = field(default_factory=dict)
+    _models: dict[tuple[str, str, str, str, str], RealizationModel] = field(default_factory=dict)
+
+    def subject(self, subject_id: str) -> Subject:
+        return subject_of(self.lab, subject_id)
+
+    def observations(self, subject: Subject) -> "pandas.DataFrame":
+        if subject.id not in self._obs:
+            if self.evidence is None:
+                from epldb.evidence import load_evidence
+
+                self.evidence = load_evidence(self.lab.root, self.lab, run_kind="bench", kind="realization")
+            self._obs[subject.id] = observations(self.lab, subject, self.evidence)
+        return self._obs[subject.id]
+
+    def devices(self, subject: Subject, dtype: str, problem: Mapping[str, Any]) -> list[str]:
+        """Devices with evidence of the subject at this dtype and problem, most rows first."""
+        obs = self._slice(subject, None, dtype, problem)
+        counts = obs["device"].value_counts()
+        return [str(d) for d in counts.index]
+
+    def _slice(self, subject: Subject, device: str | None, dtype: str, problem: Mapping[str, Any]) -> "pandas.DataFrame":
+        obs = self.observations(subject)
+        mask = obs["dtype"] == dtype
+        if device is not None:
+            mask &= obs["device"] == device
+        for k, v in problem.items():
+            mask &= obs[k] == v
+        return obs[mask]
+
+    def model(self, subject: Subject, device: str, dtype: str, problem: Mapping[str, Any],
+              realization: str, exclude_shape: str | None = None) -> RealizationModel:
+        """The realization's model; ``exclude_shape`` fits it without one shape's rows (evaluation)."""
+        k = (subject.id, device, dtype, key(problem), realization)
+        if exclude_shape is None and k in self._models:
+            return self._models[k]
+        obs = self._slice(subject, device, dtype, problem)
+        obs = obs[obs["realization"] == realization]
+        if exclude_shape is not None:
+            obs = obs[obs["shape"] != exclude_shape]
+        m = RealizationModel(realization, obs)
+        if exclude_shape is None:
+            self._models[k] = m
+        return m
+
+    def points(self, subject: Subject, r: "Realization", shape: Mapping[str, int], dtype: str,
+               problem: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The realization's points at this dtype and problem whose launch domain serves the shape."""
+        return [p for p in r.points()
+                if subject.contract.dtype_of(p) == dtype and subject.problem_of(p) == dict(problem)
+                and in_domain(r, shape, p)]
+
+    def predictions(self, subject: Subject, shape: Mapping[str, int], dtype: str, problem: Mapping[str, Any],
+                    device: str, exclude_shape: str | None = None,
+                    only: Mapping[str, list[dict[str, Any]]] | None = None) -> list[Prediction]:
+        """Every realization's prediction at the shape, fastest first. ``only`` restricts each
+        realization's candidate points (evaluation: the points measured at a hidden shape)."""
+        x = axis_value(subject, shape)
+        shape_key = key(shape)
+        out = []
+        for r in subject.realizations:
+            points = only.get(r.id, []) if only is not None else self.points(subject, r, shape, dtype, problem)
+            if not points:
+                continue
+            nbytes = subject.contract.bytes_moved(dict(shape), points[0])
+            p = self.model(subject, device, dtype, problem, r.id, exclude_shape).predict(shape_key, x, nbytes, points)
+            if p is not None:
+                out.append(p)
+        return sorted(out, key=lambda p: p.time_ms)
+
+    def select(self, subject_id: str, shape: str | Mapping[str, int], dtype: str, device: str | None = None,
+               **problem: Any) -> Choice:
+        subject = self.subject(subject_id)
+        shape_d = subject.parse_shape(shape)
+        problem = self._problem(subject, problem)
+        dtypes = sorted({subject.contract.dtype_of(p) for r in subject.realizations for p in r.points()})
+        if dtype not in dtypes:
+            raise SelectError(f"{subject.id} has no verified realization for dtype {dtype!r} (declared: {', '.join(dtypes)})")
+        here, note = self._device(subject, device, dtype, problem)
+        preds = self.predictions(subject, shape_d, dtype, problem, here) if here else []
+        if not preds or here is None:
+            return self._rule(subject, shape_d, dtype, problem, device or "unknown",
+                              note or f"no evidence of {subject.id} at {dtype}")
+        best, rest = preds[0], preds[1:]
+        r = self.lab.realizations[best.realization]
+        nbytes = subject.contract.bytes_moved(shape_d, best.point)
+        return Choice(
+            subject=subject.id, device=here, dtype=dtype, shape=shape_d, problem=dict(problem),
+            realization=best.realization, point=best.point, predicted_ms=best.time_ms,
+            predicted_gbps=nbytes / (best.time_ms * 1e-3) / 1e9, basis=best.basis, reason=_reason(r),
+            evidence=tuple({k: _clean(v) for k, v in row.items()} for row in best.rests_on),
+            alternatives=tuple({"realization": p.realization, "point": p.point, "predicted_ms": p.time_ms,
+                                "basis": p.basis} for p in rest),
+            note=note)
+
+    def _problem(self, subject: Subject, given: Mapping[str, Any]) -> dict[str, Any]:
+        keys = subject.problem_keys()
+        unknown = sorted(set(given) - set(keys))
+        if unknown:
+            raise SelectError(f"{subject.id} takes no problem parameter {', '.join(unknown)}"
+                              + (f" (it takes: {', '.join(keys)})" if keys else ""))
+        out = {}
+        for k in keys:
+            values = sorted({str(subject.problem_of(p)[k]) for r in subject.realizations for p in r.points()})
+            if k not in given:
+                raise SelectError(f"{subject.id} needs {k}= one of {', '.join(values)}")
+            if str(given[k]) not in values:
+                raise SelectError(f"{k}={given[k]!r} is not one of {', '.join(values)}")
+            typed = {str(subject.problem_of(p)[k]): subject.problem_of(p)[k]
+                     for r in subject.realizations for p in r.points()}
+            out[k] = typed[str(given[k])]  # '256' from a command line is the tile 256
+        return out
+
+    def _device(self, subject: Subject, device: str | None, dtype: str,
+                problem: Mapping[str, Any]) -> tuple[str | None, str]:
+        """The device whose evidence decides, and the note saying why it is not the one asked for."""
+        measured = self.devices(subject, dtype, problem)
+        if device is None:
+            device = _local_device()
+            if device is None:
+                if not measured:
+                    return None, "no GPU here and no evidence"
+                return measured[0], f"no device given and no GPU here: chosen by the evidence of {measured[0]}"
+        if device in measured:
+            return device, ""
+        if not measured:
+            return None, f"no evidence of {subject.id} at {dtype} on any device"
+        return measured[0], (f"no evidence of {subject.id} at {dtype} on {device}: chosen by the evidence of "
+                             f"{measured[0]}, the device measured most for it")
+
+    def _rule(self, subject: Subject, shape: dict[str, int], dtype: str, problem: dict[str, Any], device: str,
+              why: str) -> Choice:
+        for r in subject.realizations:
+            points = self.points(subject, r, shape, dtype, problem)
+            if points:
+                return Choice(subject=subject.id, device=device, dtype=dtype, shape=shape, problem=problem,
+                              realization=r.id, point=points[0], predicted_ms=None, predicted_gbps=None,
+                              basis="rule", reason=_reason(r),
+                              note=why + ": the first verified realization in catalog order that serves the shape, "
+                                         "at its first serving point")
+        raise SelectError(f"no verified realization of {subject.id} serves shape "
+                          f"{'x'.join(str(v) for v in shape.values())} at {dtype} (launch domains)")
+
+
+def _reason(r: "Realization") -> str:
+    return " ".join((r.when_it_wins or r.summary or "").split())
+
+
+def _local_device() -> str | None:
+    from epldb.device import device_info, gpu_available
+
+    return device_info().slug if gpu_available() else None
+
+
+def select(lab: "Catalog", subject: str, shape: str | Mapping[str, int], dtype: str, device: str | None = None,
+           **problem: Any) -> Choice:
+    """One selection (a Selector made for it; keep a Selector for many)."""
+    return Selector(lab).select(subject, shape, dtype, device, **problem)

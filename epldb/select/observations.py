@@ -1,0 +1,134 @@
+"""What selection rests on: the committed bench evidence of a subject's verified realizations, one
+row per (device, realization, parameter point, shape) — the newest fresh passing timing — with the
+quantities the model works in.
+
+The model's axis is the row length in octaves, ``x = log2(cols)`` (``log2(n)`` for a contract over
+one flat array), and its measure is time per byte, ``tpb = time / bytes``: the minimal bytes the
+contract moves at that shape (``Contract.bytes_moved``), so that shapes of different sizes compare
+as rates. Draft realizations and stale, failing or untimed rows are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from epldb.contracts import Contract, get_contract
+from epldb.evidence import canonical_json
+
+if TYPE_CHECKING:
+    import pandas
+
+    from epldb.catalog import Catalog
+    from epldb.records import Operator, Primitive, Realization
+
+
+class SelectError(Exception):
+    """A selection that cannot be made, said in one plain line (unknown subject, bad shape, ...)."""
+
+
+@dataclass(frozen=True)
+class Subject:
+    """An operator or primitive with a contract: what ``select`` chooses a realization of."""
+
+    record: "Primitive | Operator"
+    contract: Contract
+    realizations: tuple["Realization", ...]  # verified ones with a kernel, in catalog order
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def axis(self) -> str:
+        """The shape variable the model interpolates over: the row length."""
+        return "cols" if "cols" in self.contract.shape_vars else self.contract.shape_vars[0]
+
+    def problem_keys(self) -> tuple[str, ...]:
+        """What defines the problem besides the dtype (``op`` of a reduction, ``tile`` of a block's
+        reduction): the contract's peer parameters, which it derives from a point."""
+        r = self.realizations[0]
+        point = {k: v[0] for k, v in r.params.items()}
+        return tuple(k for k in self.contract.peer_params(point) if k != "dtype")
+
+    def problem_of(self, point: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in self.contract.peer_params(dict(point)).items() if k != "dtype"}
+
+    def parse_shape(self, text: str | Mapping[str, int]) -> dict[str, int]:
+        """'8192x32001' (the contract's shape variables in order) or a mapping → a shape."""
+        names = self.contract.shape_vars
+        if isinstance(text, Mapping):
+            shape = {k: int(v) for k, v in text.items()}
+            if set(shape) != set(names):
+                raise SelectError(f"{self.id} takes a shape of {', '.join(names)}; got {', '.join(shape) or 'nothing'}")
+        else:
+            parts = str(text).lower().replace("×", "x").split("x")
+            if len(parts) != len(names) or not all(p.strip().isdigit() for p in parts):
+                raise SelectError(f"shape {text!r}: {self.id} takes {'x'.join(names).upper()} "
+                                  f"({len(names)} positive integer(s) joined by 'x', e.g. "
+                                  f"{'x'.join(str(v) for v in self.contract.bench_shapes(False)[0].values())})")
+            shape = dict(zip(names, (int(p) for p in parts)))
+        bad = [k for k, v in shape.items() if v < 1]
+        if bad:
+            raise SelectError(f"shape {text!r}: {', '.join(bad)} must be at least 1")
+        return shape
+
+
+def subject_of(lab: "Catalog", subject_id: str) -> Subject:
+    record = lab.primitives.get(subject_id) or lab.operators.get(subject_id)
+    if record is None:
+        known = sorted({r.subject for r in lab.realizations.values()})
+        raise SelectError(f"no operator or primitive '{subject_id}' in the catalog (with realizations: {', '.join(known)})")
+    contract = get_contract(record.contract) if record.contract else None
+    if contract is None:
+        raise SelectError(f"'{subject_id}' names no measurement contract, so nothing can be selected for it")
+    rs = tuple(r for r in lab.realizations_of(subject_id) if r.status == "verified" and r.kernel.source)
+    if not rs:
+        raise SelectError(f"'{subject_id}' has no verified realization")
+    return Subject(record, contract, rs)
+
+
+def key(point: Mapping[str, Any]) -> str:
+    return canonical_json(dict(point))
+
+
+def axis_value(subject: Subject, shape: Mapping[str, int]) -> float:
+    return math.log2(max(1, int(shape[subject.axis])))
+
+
+def observations(lab: "Catalog", subject: Subject, evidence: "pandas.DataFrame | None" = None) -> "pandas.DataFrame":
+    """The subject's timed rows: columns device, realization, params (canonical JSON), point (dict),
+    dtype, shape (canonical JSON), shape_d (dict), x, bytes, time_ms, gbps, run, plus the problem
+    keys (``op``...) as columns. ``evidence`` is Lab.evidence() when the caller has it already."""
+    import pandas as pd
+
+    if evidence is None:
+        from epldb.evidence import load_evidence
+
+        evidence = load_evidence(lab.root, lab, run_kind="bench", kind="realization")
+    ev = evidence
+    ids = {r.id for r in subject.realizations}
+    ev = ev[ev["subject"].isin(ids) & (ev["kind"] == "realization") & ~ev["stale"].astype(bool)
+            & ev["time_ms_median"].notna()]
+    if "run_kind" in ev:
+        ev = ev[ev["run_kind"] == "bench"]
+    ev = ev.sort_values("run", kind="stable").groupby(["device", "subject", "params", "shape"], sort=False).tail(1)
+    ev = ev[ev["status"] == "passed"]
+    problem = subject.problem_keys()
+    rows: list[dict[str, Any]] = []
+    for rec in ev.to_dict("records"):
+        point = json.loads(rec["params"])
+        shape = json.loads(rec["shape"])
+        nbytes = subject.contract.bytes_moved(shape, point)
+        rows.append({
+            "device": rec["device"], "realization": rec["subject"], "params": key(point), "point": point,
+            "dtype": rec["dtype"], "shape": key(shape), "shape_d": shape, "x": axis_value(subject, shape),
+            "bytes": nbytes, "time_ms": float(rec["time_ms_median"]), "tpb": float(rec["time_ms_median"]) / nbytes,
+            "run": rec["run"], **subject.problem_of(point),
+        })
+    columns = ["device", "realization", "params", "point", "dtype", "shape", "shape_d", "x", "bytes", "time_ms",
+               "tpb", "run", *problem]
+    return pd.DataFrame(rows, columns=columns)
