@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from epldb.evidence.row import canonical_json
 from epldb.evidence.table import load_evidence, newest_fresh
 from epldb.problems import Problem
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     import pandas
 
     from epldb.catalog import Catalog
+    from epldb.records import Realization
 
 RULE = "evidence-fresh"
 _FAILED = ("incorrect", "compile-error", "runtime-error")
@@ -48,6 +50,12 @@ def evidence_problems(catalog: "Catalog", df: "pandas.DataFrame | None" = None, 
                 problems.append(Problem(loc, f"stale, re-measure pending: {stale} row(s) measured a kernel whose "
                                         "machine code has changed since; run 'epldb verify " + rid + "' on a GPU "
                                         "(validate --strict makes this an error)", RULE, "$.status", "warning"))
+            elif devices_ok and (partly := _stale_timings(df, r)):
+                # Fresh rows at a few points hide stale ones at the rest: selection reads fresh rows
+                # only, so the points whose every timing is stale drop out of it unseen.
+                problems.append(Problem(loc, f"partly stale: {partly} declared (point, shape) timing(s) measured a kernel "
+                                        "whose machine code has changed since; run 'epldb bench " + rid + "' on a GPU",
+                                        RULE, "$.status", "error" if strict else "warning"))
             elif not devices_ok:
                 why = f" ({stale} stale row(s): the kernel changed since they were measured)" if stale else ""
                 problems.append(Problem(loc, f"status is verified but there is no fresh passing evidence on any GPU{why}; "
@@ -61,3 +69,16 @@ def evidence_problems(catalog: "Catalog", df: "pandas.DataFrame | None" = None, 
                 msg = "draft: no fresh evidence yet" + (f" ({stale} stale row(s))" if stale else "")
             problems.append(Problem(loc, msg, RULE, "$.status", "notice"))
     return problems
+
+
+def _stale_timings(df: "pandas.DataFrame", r: "Realization") -> int:
+    """How many (device, declared point, shape) keys have bench timings, all of them stale."""
+    if not len(df):
+        return 0
+    timed = df[(df["subject"] == r.id) & (df["kind"] == "realization") & df["time_ms_median"].notna()]
+    if not len(timed) or not timed["stale"].astype(bool).any():
+        return 0
+    declared = {canonical_json(p) for p in r.points()}
+    timed = timed[timed["params"].isin(declared)]
+    fresh_any = (~timed["stale"].astype(bool)).groupby([timed["device"], timed["params"], timed["shape"]]).any()
+    return int((~fresh_any).sum())

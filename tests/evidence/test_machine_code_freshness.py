@@ -77,3 +77,28 @@ def test_a_comment_keeps_the_evidence_and_a_code_change_does_not(tmp_path: Path,
     kernel.write_text(kernel.read_text().replace("acc += float(x[i]);", "acc += 2.f * float(x[i]);"))
     _record(root, toolchain, tmp_path)
     assert _stale(root) == [True], "different machine code: re-measure pending"
+
+
+def test_a_few_fresh_timings_do_not_hide_stale_ones(tmp_path: Path) -> None:
+    """A verified realization with fresh passing rows at one point and only stale timings at
+    another is partly stale: a warning naming how many (point, shape) timings, an error under
+    --strict; once the stale key has a fresh timing too, nothing."""
+    import pandas as pd
+
+    from epldb.evidence import canonical_json
+
+    cat = epldb.load(make_repo(tmp_path, status="verified"), lint=False)
+    r = cat.realizations[RID]
+    first, second = (canonical_json(p) for p in r.points()[:2])
+
+    def row(params: str, run: str, stale: bool, time: float | None) -> dict[str, object]:
+        return {"device": "nvidia-h200", "subject": RID, "kind": "realization", "params": params, "dtype": "float32",
+                "shape": '{"n":4097}', "status": "passed", "stale": stale, "time_ms_median": time, "run": run}
+
+    rows = [row(first, "20260101T000000Z-bench-aaaa", False, 1.0), row(second, "20260101T000000Z-bench-aaaa", True, 1.0)]
+    (p,) = evidence_problems(cat, pd.DataFrame(rows))
+    assert (p.severity, p.rule) == ("warning", "evidence-fresh") and "partly stale: 1 declared" in p.message
+    (strict,) = evidence_problems(cat, pd.DataFrame(rows), strict=True)
+    assert strict.severity == "error"
+    rows.append(row(second, "20260102T000000Z-bench-bbbb", False, 1.1))
+    assert evidence_problems(cat, pd.DataFrame(rows)) == []
