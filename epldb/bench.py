@@ -443,10 +443,26 @@ def _load_pass(run: BenchRun, items: list[BenchItem]) -> list[tuple[Contract, Me
     return list(groups.values())
 
 
-def _dtype_shapes(contract: Contract, members: Members, quick: bool) -> Iterator[tuple[str, dict[str, int]]]:
-    """The (dtype, bench shape) pairs of a contract's members, dtype by dtype in sorted order."""
+def shapes_for(contract: Contract, quick: bool, shapes: Sequence[str] = ()) -> tuple[dict[str, int], ...]:
+    """The shapes a contract is timed at: its bench shapes, or those of ``shapes`` (text such as
+    '8192x32001', the contract's shape variables in order) that have as many parts as it has
+    variables; a contract none of them fits is timed at none."""
+    if not shapes:
+        return tuple(dict(s) for s in contract.bench_shapes(quick))
+    names = contract.shape_vars
+    out = []
+    for text in shapes:
+        parts = text.lower().split("x")
+        if len(parts) == len(names) and all(p.isdigit() and int(p) > 0 for p in parts):
+            out.append(dict(zip(names, (int(p) for p in parts))))
+    return tuple(out)
+
+
+def _dtype_shapes(contract: Contract, members: Members, quick: bool,
+                  shapes: Sequence[str] = ()) -> Iterator[tuple[str, dict[str, int]]]:
+    """The (dtype, shape) pairs of a contract's members, dtype by dtype in sorted order."""
     for dtype in sorted({contract.dtype_of(p) for _, item in members for p in item.points}):
-        for shape in contract.bench_shapes(quick):
+        for shape in shapes_for(contract, quick, shapes):
             yield dtype, shape
 
 
@@ -567,8 +583,10 @@ def bench(
     progress: Callable[[str], None] | None = None,
     peers: bool = True,
     device: BenchDevice | None = None,
+    shapes: Sequence[str] = (),
 ) -> list[Row]:
-    """Time every item's points at the contract's bench shapes, with peers; rows in run order.
+    """Time every item's points at the contract's bench shapes (or at ``shapes``, see shapes_for),
+    with peers; rows in run order.
 
     ``ceilings`` maps ceiling names to GB/s (measured by the caller in the same run). The rotated
     input sets are generated once per (dtype, shape) and shared by every realization, point and
@@ -579,7 +597,7 @@ def bench(
     """
     run = BenchRun(catalog, device or cupy_device(), quick, ceilings or {}, skip, emit, progress)
     for contract, members in _load_pass(run, items):
-        for dtype, shape in _dtype_shapes(contract, members, quick):
+        for dtype, shape in _dtype_shapes(contract, members, quick, shapes):
             case = _shape_case(run, contract, members, dtype, shape)
             if case is None:
                 continue
@@ -592,7 +610,8 @@ def bench(
     return run.rows
 
 
-def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: bool = True) -> int:
+def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: bool = True,
+               shapes: Sequence[str] = ()) -> int:
     """How many rows :func:`bench` will produce (for the progress bar)."""
     from epldb.runner import contract_of
 
@@ -605,12 +624,12 @@ def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: b
         except RunError:
             total += len(item.points)
             continue
-        shapes = contract.bench_shapes(quick)
-        total += sum(in_domain(r, shape, p) for p in item.points for shape in shapes)
+        timed = shapes_for(contract, quick, shapes)
+        total += sum(in_domain(r, shape, p) for p in item.points for shape in timed)
         entry = per_contract.setdefault(contract.name, (contract, set()))
         for p in item.points:
             entry[1].add((contract.dtype_of(p), canonical_json(contract.peer_params(p))))
     if peers:
         for contract, keys in per_contract.values():
-            total += len(keys) * len(contract.bench_shapes(quick)) * len(contract.peers())
+            total += len(keys) * len(shapes_for(contract, quick, shapes)) * len(contract.peers())
     return total

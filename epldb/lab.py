@@ -7,9 +7,9 @@ resolution) and the evidence as a table (``Lab.evidence``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from epldb.catalog import Catalog, CatalogInvalid
 from epldb.catalog import load as load_records
@@ -19,6 +19,8 @@ from epldb.problems import has_errors, sort_problems
 
 if TYPE_CHECKING:
     import pandas
+
+    from epldb.select import Choice
 
 
 class Lab(Catalog):
@@ -33,6 +35,20 @@ class Lab(Catalog):
         kinds (realization, peer, ceiling) given. Columns: epldb.evidence.table."""
         return load_evidence(self.root, self, fresh=fresh, device=device, run_kind=run_kind, kind=kind,
                              experiments=experiments)
+
+
+    def select(self, subject: str, shape: "str | Mapping[str, int]", dtype: str, device: str | None = None,
+               **problem: Any) -> "Choice":
+        """The realization and parameter point the evidence picks for ``subject`` (an operator or
+        primitive) at ``shape`` ('8192x32001' or a mapping), ``dtype`` and ``device`` (default: this
+        machine's GPU, else the device measured most), with its predicted time, the evidence rows it
+        rests on and the record's reason (epldb.select). Problem keys such as ``op="max"`` as keywords."""
+        from epldb.select import Selector
+
+        selector = self.__dict__.get("_selector")
+        if selector is None:
+            selector = self.__dict__["_selector"] = Selector(self)
+        return selector.select(subject, shape, dtype, device, **problem)
 
 
 def load(root: Path | str | None = None, *, strict: bool = False, lint: bool = True) -> Lab:

@@ -239,10 +239,11 @@ def bench_command(
     *,
     where: dict[str, list[str]] | None = None,
     peers: bool = True,
+    shapes: Sequence[str] = (),
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
 ) -> int:
-    """``epldb bench [ID ...] [--quick]``: ceilings, then every point at the bench shapes, then the
+    """``epldb bench [ID ...] [--quick] [--shape RxC ...]``: ceilings, then every point at the bench shapes, then the
     peers, all in one run; rows written as measured. Returns 0, 1 (a timed output was wrong or a
     realization failed) or 2."""
     from epldb.bench import BenchItem, bench, ceiling_row, count_rows, measure_ceilings
@@ -253,7 +254,8 @@ def bench_command(
         return EXIT_USAGE
     if _no_gpu(err):
         return EXIT_USAGE
-    writer = _open_writer(catalog, "bench", out_dir, resume, "bench " + ("--quick " if quick else "") + " ".join(ids), err)
+    writer = _open_writer(catalog, "bench", out_dir, resume, "bench " + ("--quick " if quick else "")
+                           + "".join(f"--shape {t} " for t in shapes) + " ".join(ids), err)
     if writer is None:
         return EXIT_USAGE
     _prebuild(catalog, selected, err)
@@ -268,7 +270,7 @@ def bench_command(
                 writer.append(ceiling_row(c))
                 ceilings[c.name] = c.gbps
             writer.update_env(ceilings={k: round(v, 1) for k, v in ceilings.items()})
-        bar = ProgressBar(count_rows(catalog, items, quick, peers), "bench", err)
+        bar = ProgressBar(count_rows(catalog, items, quick, peers, shapes), "bench", err)
 
         def emit(row: Row) -> None:
             writer.append(row)
@@ -280,7 +282,8 @@ def bench_command(
             return False
 
         try:
-            bench(catalog, items, quick=quick, ceilings=ceilings, skip=skip, emit=emit, progress=bar.step, peers=peers)
+            bench(catalog, items, quick=quick, ceilings=ceilings, skip=skip, emit=emit, progress=bar.step, peers=peers,
+                  shapes=shapes)
         finally:
             bar.close()
         writer.update_env(seconds=round(time.monotonic() - t0, 1))

@@ -43,6 +43,16 @@ class RunError(Exception):
         self.problems = problems
 
 
+def cupy_module() -> Any:
+    """CuPy, or a RunError saying how to install the GPU path (README.md, docs/GPU.md)."""
+    try:
+        import cupy
+    except ModuleNotFoundError:
+        raise RunError("skipped", "CuPy is not installed, and epldb launches its kernels through it: "
+                                  "pip install -e '.[gpu]' (README.md, 'On a GPU machine'; docs/GPU.md)") from None
+    return cupy
+
+
 # --- catalog and contract lookup ---------------------------------------------------------------
 
 
@@ -336,9 +346,10 @@ def run(realization_id: str, *arrays: Any, catalog: "Catalog | None" = None, **p
     ``arrays`` are the contract's inputs in order (CuPy arrays, or PyTorch CUDA tensors);
     ``params`` pick the parameter point (unspecified ones: the inputs' dtype, else the first
     declared value). Returns the single output array, or a tuple in the contract's order.
-    Raises :class:`RunError` when the realization cannot be compiled, planned or launched.
+    Raises :class:`RunError` when the realization cannot be compiled, planned or launched, or CuPy
+    is not installed.
     """
-    import cupy
+    cupy = cupy_module()
 
     catalog = catalog or default_catalog()
     r = realization_of(catalog, realization_id)

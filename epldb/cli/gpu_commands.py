@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from epldb.catalog import Catalog
-from epldb.cli.common import check_selection, load_catalog, parse_where, select_realizations
+from epldb.cli.common import UsageError, check_selection, load_catalog, parse_where, select_realizations
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        help="time realizations, peers and the device's ceilings in one run")
     p.add_argument("--quick", action="store_true", help="two shapes, no torch.compile: a few minutes at most")
     p.add_argument("--no-peers", action="store_true", help="time the realizations only")
+    p.add_argument("--shape", action="append", default=[], metavar="RxC",
+                   help="time at this shape instead of the contract's bench shapes (its shape variables joined "
+                        "by 'x', e.g. 8192x32001; repeatable; a contract no shape fits is skipped)")
     p.set_defaults(func=bench)
 
 
@@ -45,8 +48,13 @@ def bench(args: argparse.Namespace) -> int:
 
     cat = load_catalog(args, lint=False)
     _check(cat, args)
+    for text in args.shape:
+        parts = text.lower().split("x")
+        if not all(p.isdigit() and int(p) > 0 for p in parts):
+            raise UsageError(f"--shape {text!r}: positive integers joined by 'x', e.g. 8192x32001 (rows x cols) or "
+                             "1000003 (n)")
     return bench_command(cat, args.ids, args.quick, args.out, args.resume, where=parse_where(args.where),
-                         peers=not args.no_peers)
+                         peers=not args.no_peers, shapes=args.shape)
 
 
 def _check(cat: Catalog, args: argparse.Namespace) -> None:

@@ -195,3 +195,15 @@ def test_skipped_rows_are_neither_measured_nor_returned(monkeypatch: pytest.Monk
     assert not [e for e in log if e[0] == "at-size" or e[:2] == ("peer", "eager") or e[2:3] == (2,)]
     # the broken one; per float32 shape fake/a, fake/wrong and two peers; per float64 shape fake/a and two peers
     assert len(rows) == 1 + 2 * 4 + 2 * 3
+
+
+def test_shapes_given_replace_the_bench_shapes_where_they_fit() -> None:
+    from epldb.bench import shapes_for
+    from epldb.contracts import get_contract
+
+    rows, flat = get_contract("row-softmax"), get_contract("device-reduce")
+    assert rows is not None and flat is not None
+    assert shapes_for(rows, False) == tuple(rows.bench_shapes(False))
+    given = ["8192x32001", "100003", "3x5x7"]
+    assert shapes_for(rows, False, given) == ({"rows": 8192, "cols": 32001},)
+    assert shapes_for(flat, False, given) == ({"n": 100003},)

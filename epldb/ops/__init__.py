@@ -1,0 +1,184 @@
+"""Callables a model can use in place of PyTorch's: each picks the realization and parameter point
+the evidence selects for its shape, dtype and GPU (epldb.select), and launches it on the caller's
+stream (epldb.ops.dispatch).
+
+    import epldb.ops
+    y = epldb.ops.rmsnorm(x, weight, eps=1e-6)       # for torch.nn.functional.rms_norm(x, (n,), weight, 1e-6)
+
+Arguments are PyTorch CUDA tensors or CuPy arrays (CuPy has no bfloat16: its uint16 arrays are read
+as bfloat16 bits), float32 or bfloat16, contiguous, with any leading dimensions: an op works along
+the last one, over ``prod(shape[:-1])`` rows. Outputs come from the input's library on its device.
+Maps (softmax, log_softmax, the norms) return x's shape and dtype; reductions (logsumexp, sum, max,
+cross_entropy) return float32, the dtype they accumulate in. Scalars such as ``eps`` are kernel
+arguments at run time. Bad input raises ``OpError`` (a ValueError) with a plain sentence before
+anything is launched; without CuPy, ``RunError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from epldb.ops.arrays import Array, OpError, cupy_module, empty, inspect, same_place
+from epldb.ops.dispatch import Dispatcher, dispatcher
+
+__all__ = ["Dispatcher", "OpError", "cross_entropy", "layernorm", "log_softmax", "logsumexp", "max", "rmsnorm",
+           "softmax", "sum"]
+
+
+def _rows(x: Array, dim: int | None, op: str) -> tuple[int, int]:
+    if dim not in (-1, len(x.shape) - 1) or not x.shape:
+        raise OpError(f"{op} works along the last dimension (dim=-1) of an array of at least one dimension; "
+                      f"got dim={dim} for shape {x.shape}: move that dimension last and make it contiguous")
+    cols = x.shape[-1]
+    return (x.size // cols if cols else 0), cols
+
+
+def _check_vector(name: str, v: Array, x: Array, cols: int) -> None:
+    same_place(x, v, name)
+    if v.shape != (cols,):
+        raise OpError(f"{name} has shape {v.shape}; it must be ({cols},), one value per column of x")
+    if v.dtype != x.dtype:
+        raise OpError(f"{name} is {v.dtype} and x {x.dtype}: pass {name} in x's dtype")
+
+
+def _run(subject: str, x: Array, inputs: dict[str, Array], shape: dict[str, int], outputs: dict[str, tuple[tuple[int, ...], str]],
+         problem: dict[str, Any] | None = None, scalars: dict[str, float] | None = None) -> dict[str, Any]:
+    d = dispatcher()
+    plan = d.plan(subject, shape, x.dtype, problem or {})
+    pointers = {name: a.ptr for name, a in inputs.items()}
+    made: dict[str, Any] = {}
+    for name, (out_shape, dtype) in outputs.items():
+        made[name], pointers[name] = empty(x, out_shape, dtype)
+    d.launch(plan, x, pointers, scalars or {})
+    return made
+
+
+def _fill(x: Array, shape: tuple[int, ...], value: float) -> Any:
+    out, _ = empty(x, shape, "float32")
+    out.fill(value) if x.library == "cupy" else out.fill_(value)
+    return out
+
+
+def _map(subject: str, x: Any, dim: int, extra: dict[str, Any] | None = None,
+         scalars: dict[str, float] | None = None) -> Any:
+    a = inspect("x", x)
+    rows, cols = _rows(a, dim, subject)
+    inputs = {"x": a}
+    for name, v in (extra or {}).items():
+        inputs[name] = inspect(name, v)
+        _check_vector(name, inputs[name], a, cols)
+    if rows == 0 or cols == 0:
+        return empty(a, a.shape, a.dtype)[0]
+    return _run(subject, a, inputs, {"rows": rows, "cols": cols}, {"y": (a.shape, a.dtype)}, scalars=scalars)["y"]
+
+
+def softmax(x: Any, dim: int = -1) -> Any:
+    """exp(x - max) / sum(exp(x - max)) along the last dimension, in x's dtype."""
+    return _map("softmax", x, dim)
+
+
+def log_softmax(x: Any, dim: int = -1) -> Any:
+    """x - max - log(sum(exp(x - max))) along the last dimension, in x's dtype."""
+    return _map("log-softmax", x, dim)
+
+
+def _check_eps(eps: float) -> float:
+    if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not eps >= 0 or eps == float("inf"):
+        raise OpError(f"eps must be a finite number >= 0; got {eps!r}")
+    return float(eps)
+
+
+def rmsnorm(x: Any, weight: Any, eps: float = 1e-6) -> Any:
+    """x * rsqrt(mean(x^2) + eps) * weight per row (torch.nn.functional.rms_norm(x, (n,), weight, eps))."""
+    return _map("rmsnorm", x, -1, {"weight": weight}, {"eps": _check_eps(eps)})
+
+
+def layernorm(x: Any, weight: Any, bias: Any, eps: float = 1e-5) -> Any:
+    """(x - mean) * rsqrt(var + eps) * weight + bias per row (torch.nn.functional.layer_norm(x, (n,),
+    weight, bias, eps))."""
+    return _map("layernorm", x, -1, {"weight": weight, "bias": bias}, {"eps": _check_eps(eps)})
+
+
+def logsumexp(x: Any, dim: int = -1) -> Any:
+    """log(sum(exp(x))) along the last dimension, float32, of shape x.shape[:-1] (-inf for empty rows)."""
+    a = inspect("x", x)
+    rows, cols = _rows(a, dim, "logsumexp")
+    if rows == 0 or cols == 0:
+        return _fill(a, a.shape[:-1], float("-inf"))
+    return _run("logsumexp", a, {"x": a}, {"rows": rows, "cols": cols}, {"out": (a.shape[:-1], "float32")})["out"]
+
+
+def _reduce(op: str, x: Any, dim: int | None) -> Any:
+    a = inspect("x", x)
+    if dim is None:
+        if a.size == 0:
+            if op == "max":
+                raise OpError("max of an empty array has no value")
+            return _fill(a, (), 0.0)
+        return _run("device-reduce", a, {"x": a}, {"n": a.size}, {"out": ((), "float32")}, {"op": op})["out"]
+    rows, cols = _rows(a, dim, op)
+    if rows == 0:
+        return _fill(a, a.shape[:-1], 0.0)
+    if cols == 0:
+        if op == "max":
+            raise OpError(f"max along a dimension of length 0 has no value (shape {a.shape})")
+        return _fill(a, a.shape[:-1], 0.0)
+    return _run("segmented-row-reduce", a, {"x": a}, {"rows": rows, "cols": cols}, {"out": (a.shape[:-1], "float32")},
+                {"op": op})["out"]
+
+
+def sum(x: Any, dim: int | None = None) -> Any:  # noqa: A001 - the op's name, as torch.sum
+    """The sum of every element (dim=None), or of each row along the last dimension (dim=-1), float32."""
+    return _reduce("sum", x, dim)
+
+
+def max(x: Any, dim: int | None = None) -> Any:  # noqa: A001 - the op's name, as torch.amax
+    """The maximum of every element (dim=None) or of each row (dim=-1), float32 (as torch.amax)."""
+    return _reduce("max", x, dim)
+
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def cross_entropy(logits: Any, target: Any, ignore_index: int = -100, reduction: str = "mean") -> Any:
+    """torch.nn.functional.cross_entropy(logits, target, ignore_index=..., reduction=...) over the last
+    dimension of logits, float32. Rows whose target is ignore_index give 0 and leave the mean; a
+    target outside [0, classes) gives NaN (checked on the device, not synchronized)."""
+    if reduction not in _REDUCTIONS:
+        raise OpError(f"reduction must be one of {', '.join(_REDUCTIONS)}; got {reduction!r}")
+    a = inspect("logits", logits)
+    rows, cols = _rows(a, -1, "cross_entropy")
+    t = inspect("target", target, dtypes=("int64",))
+    same_place(a, t, "target")
+    if t.shape != a.shape[:-1]:
+        raise OpError(f"target has shape {t.shape}; it must be logits.shape[:-1] = {a.shape[:-1]}")
+    if cols == 0 and rows:
+        raise OpError("logits have 0 classes: a cross-entropy needs at least one")
+    lib = _lib(a)
+    flat = target.reshape(-1)
+    ignored = flat == ignore_index
+    valid = (flat >= 0) & (flat < cols)
+    safe = lib.where(valid, flat, 0)  # the kernel reads x[r, target[r]]: never outside the row
+    if lib.__name__ == "torch":
+        safe = safe.contiguous()
+    if rows:
+        loss = _run("cross-entropy", a, {"x": a, "target": inspect("target", safe, dtypes=("int64",))},
+                    {"rows": rows, "cols": cols}, {"loss": ((rows,), "float32")})["loss"]
+    else:
+        loss = _fill(a, (0,), 0.0)
+    loss = lib.where(ignored, 0.0, lib.where(valid, loss, float("nan")))
+    if reduction == "none":
+        return loss.reshape(a.shape[:-1])
+    if reduction == "sum":
+        return loss.sum()
+    kept = (~ignored).sum()
+    return loss.sum() / kept  # 0 / 0 = NaN when every row is ignored, as PyTorch gives
+
+
+def _lib(a: Array) -> Any:
+    if a.library == "torch":
+        import torch
+
+        return torch
+    return cupy_module()
+

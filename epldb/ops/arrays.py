@@ -1,0 +1,118 @@
+"""The arrays an op is called with: PyTorch CUDA tensors or CuPy arrays, checked and seen as raw
+device pointers, and outputs allocated by the same library on the same device and stream.
+
+Nothing here imports PyTorch or CuPy at module import; a tensor's library is read from its type.
+Every check raises OpError with a plain sentence naming the argument and what to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from epldb.runner import RunError, cupy_module
+
+#: dtypes the row and reduction realizations are built for, by library dtype name.
+SUPPORTED = ("float32", "bfloat16")
+
+
+class OpError(RunError, ValueError):
+    """Bad input to an epldb.ops callable: one plain sentence, nothing launched."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("skipped", message)
+
+
+@dataclass(frozen=True)
+class Array:
+    """One argument seen by the dispatcher."""
+
+    value: Any  # the caller's tensor or array
+    library: str  # "torch" | "cupy"
+    dtype: str  # catalog dtype name
+    shape: tuple[int, ...]
+    ptr: int
+    device: int
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def _library(value: Any) -> str:
+    root = type(value).__module__.split(".")[0]
+    return {"torch": "torch", "cupy": "cupy", "numpy": "numpy"}.get(root, root)
+
+
+def inspect(name: str, value: Any, *, dtypes: tuple[str, ...] = SUPPORTED, contiguous: bool = True) -> Array:
+    """Check one argument: a CUDA tensor or CuPy array of a supported dtype, contiguous."""
+    lib = _library(value)
+    if lib == "torch":
+        if not value.is_cuda:
+            raise OpError(f"{name} is a PyTorch tensor on {value.device}: move it to a CUDA device first "
+                          f"({name}.cuda())")
+        dtype = str(value.dtype).replace("torch.", "")
+        shape = tuple(int(d) for d in value.shape)
+        if contiguous and not value.is_contiguous():
+            raise OpError(f"{name} is not contiguous (strides {tuple(value.stride())} for shape {shape}): "
+                          f"pass {name}.contiguous()")
+        ptr, device = int(value.data_ptr()), int(value.device.index)
+    elif lib == "cupy":
+        dtype = str(value.dtype)
+        if dtype == "uint16":  # CuPy has no bfloat16: its uint16 arrays are read as bfloat16 bits
+            dtype = "bfloat16"
+        shape = tuple(int(d) for d in value.shape)
+        if contiguous and not value.flags.c_contiguous:
+            raise OpError(f"{name} is not C-contiguous (strides {value.strides} for shape {shape}): "
+                          f"pass cupy.ascontiguousarray({name})")
+        ptr, device = int(value.data.ptr), int(value.device.id)
+    elif lib == "numpy":
+        raise OpError(f"{name} is a NumPy array in host memory: pass a PyTorch CUDA tensor or a CuPy array")
+    else:
+        raise OpError(f"{name} is a {type(value).__module__}.{type(value).__name__}: pass a PyTorch CUDA tensor "
+                      "or a CuPy array")
+    if dtype not in dtypes:
+        raise OpError(f"{name} is {dtype}; this op takes {' or '.join(dtypes)}")
+    return Array(value, lib, dtype, shape, ptr, device)
+
+
+def same_place(first: Array, other: Array, name: str) -> None:
+    if other.library != first.library:
+        raise OpError(f"{name} is a {other.library} array and x a {first.library} one: pass both from one library")
+    if other.device != first.device:
+        raise OpError(f"{name} is on CUDA device {other.device} and x on device {first.device}: put them on one")
+
+
+def empty(like: Array, shape: tuple[int, ...], dtype: str) -> tuple[Any, int]:
+    """A new array of ``dtype`` on x's device, by x's library; with its device pointer."""
+    if like.library == "torch":
+        import torch
+
+        t = torch.empty(shape, dtype=getattr(torch, dtype), device=like.value.device)
+        return t, int(t.data_ptr())
+    cupy = cupy_module()
+    storage = "uint16" if dtype == "bfloat16" else dtype
+    with cupy.cuda.Device(like.device):
+        a = cupy.empty(shape, dtype=storage)
+    return a, int(a.data.ptr)
+
+
+_STREAMS: dict[int, Any] = {}
+
+
+def stream_of(like: Array) -> Any:
+    """The stream to launch on: PyTorch's current stream for tensors (as a CuPy ExternalStream,
+    kept per handle), CuPy's current stream for CuPy arrays."""
+    cupy = cupy_module()
+    if like.library == "torch":
+        import torch
+
+        handle = int(torch.cuda.current_stream(like.value.device).cuda_stream)
+        s = _STREAMS.get(handle)
+        if s is None:
+            s = _STREAMS[handle] = cupy.cuda.ExternalStream(handle, like.device)
+        return s
+    return cupy.cuda.get_current_stream()

@@ -1,0 +1,168 @@
+"""From a call to a launch: select (epldb.select) once per shape class, compile and plan once per
+shape, then per call only bind pointers and launch on the caller's stream.
+
+- The choice is cached per (subject, dtype, problem, row length, row-count octave): the shape class.
+  A new shape in a class reuses its choice when the choice's point serves that shape (launch
+  domain), and selects again when it does not.
+- The plan (runner.prepare: the cubin loaded once per process, the launch steps resolved for the
+  shape) is cached per exact shape, ``PLANS`` of them at most, least recently used dropped.
+- A call binds device pointers (``np.uint64``), the float scalars it was given (``eps``) as float32
+  and the plan's integers, and launches each step on PyTorch's current stream for tensors, CuPy's
+  for CuPy arrays. Outputs and scratch buffers come from the caller's library, so PyTorch's caching
+  allocator and stream order hold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from epldb.launch import ArrayArg
+from epldb.launch.domain import in_domain
+from epldb.ops.arrays import Array, OpError, empty, stream_of
+from epldb.runner import RunError, cupy_module
+
+if TYPE_CHECKING:
+    from epldb.catalog import Catalog
+    from epldb.select import Choice, Selector
+
+PLANS = 512
+
+
+@dataclass(frozen=True)
+class Step:
+    function: Any
+    fallback: Any | None  # the unaligned entry, taken when an array argument is not 16-byte aligned
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared: int
+    args: tuple[tuple[str, Any], ...]  # ("array", name) | ("scalar", (name, default)) | ("value", np scalar)
+    arrays: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    choice: "Choice"
+    steps: tuple[Step, ...]
+    scratch: tuple[tuple[str, str, int, bool], ...]  # name, dtype, count, zeroed
+
+
+class Dispatcher:
+    """One per process (``dispatcher()``): the catalog, its selector and the caches."""
+
+    def __init__(self, catalog: "Catalog | None" = None) -> None:
+        self._catalog = catalog
+        self._selector: "Selector | None" = None
+        self.choices: dict[tuple[Any, ...], "Choice"] = {}
+        self.plans: OrderedDict[tuple[Any, ...], Plan] = OrderedDict()
+
+    @property
+    def catalog(self) -> "Catalog":
+        if self._catalog is None:
+            from epldb.catalog import default_catalog
+
+            self._catalog = default_catalog()
+        return self._catalog
+
+    @property
+    def selector(self) -> "Selector":
+        if self._selector is None:
+            from epldb.select import Selector
+
+            self._selector = Selector(self.catalog)
+        return self._selector
+
+    def choose(self, subject: str, shape: Mapping[str, int], dtype: str, problem: Mapping[str, Any]) -> "Choice":
+        from epldb.device import device_info
+        from epldb.select import SelectError
+
+        axis = "cols" if "cols" in shape else next(iter(shape))
+        rows = shape.get("rows", 1)
+        klass = (subject, dtype, tuple(sorted(problem.items())), shape[axis], math.ceil(math.log2(max(rows, 1))))
+        choice = self.choices.get(klass)
+        if choice is not None:
+            r = self.catalog.realizations[choice.realization]
+            if in_domain(r, shape, choice.point):
+                return choice
+        try:
+            choice = self.selector.select(subject, dict(shape), dtype, device_info().slug, **problem)
+        except SelectError as exc:
+            raise OpError(str(exc)) from None
+        self.choices[klass] = choice
+        return choice
+
+    def plan(self, subject: str, shape: Mapping[str, int], dtype: str, problem: Mapping[str, Any]) -> Plan:
+        import numpy as np
+
+        from epldb.occupancy import allow_dynamic_shared
+        from epldb.runner import prepare
+
+        key = (subject, dtype, tuple(sorted(problem.items())), tuple(sorted(shape.items())))
+        plan = self.plans.get(key)
+        if plan is not None:
+            self.plans.move_to_end(key)
+            return plan
+        choice = self.choose(subject, shape, dtype, problem)
+        launcher = prepare(self.catalog, choice.realization, shape, choice.point)
+        fallbacks = launcher.fallbacks or [None] * len(launcher.functions)
+        steps = []
+        for fn, fallback, step in zip(launcher.functions, fallbacks, launcher.plan.steps):
+            for f in (fn, fallback):
+                if f is not None and step.shared_bytes > 0:
+                    allow_dynamic_shared(f, step.shared_bytes)
+            args: list[tuple[str, Any]] = []
+            for a in step.args:
+                if isinstance(a, ArrayArg):
+                    args.append(("array", a.name))
+                elif a.dtype == "float32":
+                    args.append(("scalar", (a.text, np.float32(a.value))))
+                else:
+                    args.append(("value", np.int32(a.value)))
+            steps.append(Step(fn, fallback, step.grid, step.block, step.shared_bytes, tuple(args),
+                              tuple(n for kind, n in args if kind == "array")))
+        scratch = tuple((s.name, s.dtype, s.count, s.zero) for s in launcher.plan.scratch)
+        plan = Plan(choice, tuple(steps), scratch)
+        self.plans[key] = plan
+        if len(self.plans) > PLANS:
+            self.plans.popitem(last=False)
+        return plan
+
+    def launch(self, plan: Plan, x: Array, pointers: dict[str, int], scalars: Mapping[str, float]) -> list[Any]:
+        """Launch the plan's steps; returns the scratch buffers (kept alive until the launch is queued)."""
+        import numpy as np
+
+        keep = []
+        for name, dtype, count, zero in plan.scratch:
+            buf, ptr = empty(x, (max(count, 1),), dtype)
+            if zero:
+                buf.fill(0) if x.library == "cupy" else buf.zero_()
+            pointers[name] = ptr
+            keep.append(buf)
+        cupy = cupy_module()
+        stream = stream_of(x)
+        try:
+            with cupy.cuda.Device(x.device):
+                for step in plan.steps:
+                    fn = step.function
+                    if step.fallback is not None and any(pointers[n] % 16 for n in step.arrays):
+                        fn = step.fallback
+                    args = tuple(np.uint64(pointers[v]) if kind == "array"
+                                 else (np.float32(scalars.get(v[0], v[1])) if kind == "scalar" else v)
+                                 for kind, v in step.args)
+                    fn(step.grid, step.block, args, shared_mem=step.shared, stream=stream)
+        except cupy.cuda.driver.CUDADriverError as exc:
+            raise RunError("runtime-error", f"{plan.choice.realization}: the launch failed: {exc}") from exc
+        return keep
+
+
+_DISPATCHER: Dispatcher | None = None
+
+
+def dispatcher() -> Dispatcher:
+    global _DISPATCHER
+    if _DISPATCHER is None:
+        _DISPATCHER = Dispatcher()
+    return _DISPATCHER

@@ -1,0 +1,163 @@
+"""epldb.select over the committed evidence: measured shapes give the measured fastest, other shapes a
+model prediction that names its rows, fallbacks say so, bad input is one plain line; the decision
+table agrees with select; leave-one-shape-out scores every cell against the rows it hid."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import epldb
+from epldb.cli import main
+from epldb.launch.domain import in_domain
+from epldb.select import SelectError, Selector, evaluate
+from epldb.select.model import RealizationModel
+from epldb.select.observations import key
+from epldb.select.rules import rules
+from realization_fixtures import make_repo
+
+
+@pytest.fixture(scope="module")
+def selector() -> Selector:
+    return Selector(epldb.load())
+
+
+def _subjects(selector: Selector) -> list[str]:
+    from epldb.select.evaluate import subjects_with_evidence
+
+    return subjects_with_evidence(selector)
+
+
+def test_every_subject_with_evidence_picks_the_measured_fastest_at_a_measured_shape(selector: Selector) -> None:
+    subjects = _subjects(selector)
+    assert {"softmax", "rmsnorm", "segmented-row-reduce", "device-reduce"} <= set(subjects)
+    for sid in subjects:
+        subject = selector.subject(sid)
+        obs = selector.observations(subject)
+        keys = list(subject.problem_keys())
+        device, dtype, *values = obs.iloc[0][["device", "dtype", *keys]].tolist()
+        problem = dict(zip(keys, values))
+        mask = (obs["device"] == device) & (obs["dtype"] == dtype)
+        for k, v in problem.items():
+            mask &= obs[k] == v
+        rows = obs[mask]
+        shape_key = rows["shape"].iloc[0]
+        here = rows[rows["shape"] == shape_key]
+        fastest = here.loc[here["time_ms"].idxmin()]
+        choice = selector.select(sid, json.loads(shape_key), dtype, device, **problem)
+        assert choice.basis == "measured", sid
+        assert choice.predicted_ms == pytest.approx(fastest["time_ms"]), sid
+        assert (choice.realization, key(choice.point)) == (fastest["realization"], fastest["params"]), sid
+        assert choice.reason and choice.evidence[0]["run"] == fastest["run"]
+
+
+def test_an_unmeasured_shape_is_predicted_from_named_rows_at_a_serving_point(selector: Selector) -> None:
+    choice = selector.select("softmax", "8192x32001", "bfloat16", "nvidia-h200")
+    r = selector.lab.realizations[choice.realization]
+    assert r.subject == "softmax" and r.status == "verified"
+    assert in_domain(r, choice.shape, choice.point) and choice.point["dtype"] == "bfloat16"
+    assert choice.basis in ("interpolated", "extrapolated") and choice.predicted_ms and choice.predicted_ms > 0
+    nbytes = selector.subject("softmax").contract.bytes_moved(choice.shape, choice.point)
+    assert choice.predicted_gbps == pytest.approx(nbytes / (choice.predicted_ms * 1e-3) / 1e9)
+    runs = set(selector.observations(selector.subject("softmax"))["run"])
+    assert choice.evidence and all(e["run"] in runs and e["realization"] == choice.realization for e in choice.evidence)
+    times = [a["predicted_ms"] for a in choice.alternatives]
+    assert times == sorted(times) and all(t >= choice.predicted_ms for t in times)
+    json.dumps(choice.as_dict())  # plain data all the way down
+
+
+def test_a_device_without_evidence_takes_the_measured_one_and_says_so(selector: Selector) -> None:
+    choice = selector.select("rmsnorm", "4096x4096", "float32", "nvidia-b200")
+    assert choice.device == "nvidia-h200"
+    assert "no evidence of rmsnorm at float32 on nvidia-b200" in choice.note
+
+
+def test_no_evidence_at_all_falls_back_to_the_stated_rule(tmp_path: Path) -> None:
+    cat = epldb.load(make_repo(tmp_path, status="verified"), lint=False)
+    choice = Selector(cat).select("tile-sum", "4097", "float32", "nvidia-h200", op="sum", tile=128)
+    assert (choice.realization, choice.basis, choice.predicted_ms) == ("tile-sum/naive", "rule", None)
+    assert "first verified realization in catalog order" in choice.note
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("softmax", "8192", "bfloat16"), "softmax takes ROWSXCOLS"),
+    (("softmax", "8192x0", "bfloat16"), "cols must be at least 1"),
+    (("softmax", "8192x32001", "float16"), "no verified realization for dtype 'float16'"),
+    (("no-such", "1x1", "float32"), "no operator or primitive 'no-such'"),
+    (("segmented-row-reduce", "8x8", "float32"), "needs op= one of max, sum"),
+])
+def test_bad_requests_say_what_to_do(selector: Selector, args: tuple[str, str, str], message: str) -> None:
+    with pytest.raises(SelectError, match=message):
+        selector.select(*args)
+
+
+def test_the_cli_prints_the_choice_and_exits_2_on_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["select", "segmented-row-reduce", "--shape", "1000x3000", "--dtype", "float32", "--op", "max"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("segmented-row-reduce/") and "why:" in out and "rests on:" in out
+    assert main(["select", "softmax", "--shape", "4096x16384", "--dtype", "bfloat16", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["basis"] == "measured"
+    assert main(["select", "softmax", "--shape", "4096", "--dtype", "bfloat16"]) == 2
+    err = capsys.readouterr().err
+    assert "softmax takes ROWSXCOLS" in err and "Traceback" not in err
+    assert main(["select", "softmax"]) == 2
+
+
+def test_the_rules_are_what_select_picks_inside_each_region(selector: Selector) -> None:
+    regions = rules(selector.lab, "rmsnorm", selector=selector)
+    for dtype in ("float32", "bfloat16"):
+        mine = [r for r in regions if r.dtype == dtype]
+        assert mine and all(a.high < b.low for a, b in zip(mine, mine[1:])), "ascending, disjoint"
+        for r in mine:
+            assert selector.lab.realizations[r.realization].subject == "rmsnorm" and r.reason
+            assert r.points and all(p["dtype"] == dtype for p in r.points)
+    covering = [r for r in regions if r.dtype == "bfloat16" and r.low <= 4096 <= r.high]
+    assert len(covering) == 1
+
+
+def test_leave_one_shape_out_scores_each_cell_with_its_hidden_rows(selector: Selector) -> None:
+    result = evaluate(selector.lab, ["rmsnorm", "segmented-row-reduce"], selector)
+    assert result.cells
+    for c in result.cells:
+        assert c.ratio >= 1 - 1e-12, "no pick beats the measured best of its own shape"
+        obs = selector.observations(selector.subject(c.subject))
+        hidden = obs[(obs["shape"] == c.shape) & (obs["dtype"] == c.dtype) & (obs["device"] == c.device)]
+        for k, v in c.problem.items():
+            hidden = hidden[hidden[k] == v]
+        assert c.best_ms == pytest.approx(hidden["time_ms"].min())
+        assert c.pick_ms in set(hidden[hidden["realization"] == c.pick]["time_ms"])
+    share = sum(c.ratio <= 1.05 for c in result.cells) / len(result.cells)
+    assert result.share_near == pytest.approx(share)
+    assert result.holds == (share >= 0.9 and result.worst <= 1.15)
+
+
+def _obs(rows: list[tuple[str, float, float]]):  # type: ignore[no-untyped-def]
+    """Synthetic observations of one realization: (params, x, time per byte), 1 MB a shape."""
+    import pandas as pd
+
+    return pd.DataFrame([{"realization": "r", "params": p, "point": json.loads(p), "shape": f"s{x}", "x": x,
+                          "bytes": 1 << 20, "time_ms": tpb * (1 << 20), "tpb": tpb, "run": "run"}
+                         for p, x, tpb in rows])
+
+
+def test_the_envelope_interpolates_in_log_time_and_holds_beyond_the_ends() -> None:
+    a, b = '{"g":8}', '{"g":32}'
+    m = RealizationModel("r", _obs([(a, 8.0, 1e-6), (b, 8.0, 2e-6), (a, 12.0, 4e-6), (b, 12.0, 1e-6)]))
+    assert m.envelope(10.0) == pytest.approx(1e-6)
+    m = RealizationModel("r", _obs([(a, 8.0, 1e-6), (a, 12.0, 4e-6)]))
+    assert m.envelope(10.0) == pytest.approx(2e-6)  # halfway in log: the geometric mean
+    assert m.envelope(4.0) == pytest.approx(1e-6) and m.envelope(20.0) == pytest.approx(4e-6)
+
+
+def test_an_unmeasured_point_is_rated_by_the_trend_of_the_best_points() -> None:
+    # The best lane count doubles with each octave of row length: at x = 11 the trend says 64.
+    rows = [('{"g":8}', 8.0, 1e-6), ('{"g":16}', 9.0, 1e-6), ('{"g":32}', 10.0, 1e-6),
+            ('{"g":8}', 10.0, 3e-6), ('{"g":32}', 8.0, 3e-6)]
+    m = RealizationModel("r", _obs(rows))
+    points = [{"g": 32}, {"g": 64}, {"g": 128}]
+    p = m.predict("unmeasured", 11.0, 1 << 20, points)
+    assert p is not None and p.point == {"g": 64} and p.basis == "extrapolated"
+    assert math.isclose(p.time_ms, m.envelope(11.0) * (1 << 20))  # distance 0 from the trend: regret 1
