@@ -113,6 +113,6 @@ def stream_of(like: Array) -> Any:
         handle = int(torch.cuda.current_stream(like.value.device).cuda_stream)
         s = _STREAMS.get(handle)
         if s is None:
-            s = _STREAMS[handle] = cupy.cuda.ExternalStream(handle, like.device)
+            s = _STREAMS[handle] = cupy.cuda.ExternalStream(handle, like.device)  # CuPy 13 and 14 both have it
         return s
     return cupy.cuda.get_current_stream()

@@ -58,6 +58,9 @@ class Dispatcher:
         self._selector: "Selector | None" = None
         self.choices: dict[tuple[Any, ...], "Choice"] = {}
         self.plans: OrderedDict[tuple[Any, ...], Plan] = OrderedDict()
+        # Dynamic shared memory granted per function: plans of several shapes share one function, so
+        # a grant only ever grows (a smaller one would break the larger plan cached before it).
+        self._granted: dict[int, int] = {}
 
     @property
     def catalog(self) -> "Catalog":
@@ -111,8 +114,9 @@ class Dispatcher:
         steps = []
         for fn, fallback, step in zip(launcher.functions, fallbacks, launcher.plan.steps):
             for f in (fn, fallback):
-                if f is not None and step.shared_bytes > 0:
+                if f is not None and step.shared_bytes > self._granted.get(id(f), 0):
                     allow_dynamic_shared(f, step.shared_bytes)
+                    self._granted[id(f)] = step.shared_bytes
             args: list[tuple[str, Any]] = []
             for a in step.args:
                 if isinstance(a, ArrayArg):
