@@ -7,8 +7,7 @@ Every check raises OpError with a plain sentence naming the argument and what to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from epldb.runner import RunError, cupy_module
 
@@ -23,9 +22,8 @@ class OpError(RunError, ValueError):
         super().__init__("skipped", message)
 
 
-@dataclass(frozen=True)
-class Array:
-    """One argument seen by the dispatcher."""
+class Array(NamedTuple):
+    """One argument seen by the dispatcher (a tuple: a call makes a few, and cheaply)."""
 
     value: Any  # the caller's tensor or array
     library: str  # "torch" | "cupy"
@@ -42,9 +40,16 @@ class Array:
         return n
 
 
+_LIBRARY: dict[type, str] = {}
+_TORCH_DTYPE_NAMES: dict[Any, str] = {}
+
+
 def _library(value: Any) -> str:
-    root = type(value).__module__.split(".")[0]
-    return {"torch": "torch", "cupy": "cupy", "numpy": "numpy"}.get(root, root)
+    kind = type(value)
+    lib = _LIBRARY.get(kind)
+    if lib is None:
+        lib = _LIBRARY[kind] = kind.__module__.split(".")[0]
+    return lib
 
 
 def inspect(name: str, value: Any, *, dtypes: tuple[str, ...] = SUPPORTED, contiguous: bool = True) -> Array:
@@ -54,12 +59,13 @@ def inspect(name: str, value: Any, *, dtypes: tuple[str, ...] = SUPPORTED, conti
         if not value.is_cuda:
             raise OpError(f"{name} is a PyTorch tensor on {value.device}: move it to a CUDA device first "
                           f"({name}.cuda())")
-        dtype = str(value.dtype).replace("torch.", "")
-        shape = tuple(int(d) for d in value.shape)
+        dtype = _TORCH_DTYPE_NAMES.get(value.dtype) or _TORCH_DTYPE_NAMES.setdefault(
+            value.dtype, str(value.dtype).replace("torch.", ""))
+        shape = tuple(value.shape)  # torch.Size: a tuple of ints already
         if contiguous and not value.is_contiguous():
             raise OpError(f"{name} is not contiguous (strides {tuple(value.stride())} for shape {shape}): "
                           f"pass {name}.contiguous()")
-        ptr, device = int(value.data_ptr()), int(value.device.index)
+        ptr, device = value.data_ptr(), value.get_device()
     elif lib == "cupy":
         dtype = str(value.dtype)
         if dtype == "uint16":  # CuPy has no bfloat16: its uint16 arrays are read as bfloat16 bits
@@ -91,8 +97,8 @@ def empty(like: Array, shape: tuple[int, ...], dtype: str) -> tuple[Any, int]:
     if like.library == "torch":
         import torch
 
-        t = torch.empty(shape, dtype=getattr(torch, dtype), device=like.value.device)
-        return t, int(t.data_ptr())
+        t = like.value.new_empty(shape, dtype=getattr(torch, dtype))
+        return t, t.data_ptr()
     cupy = cupy_module()
     storage = "uint16" if dtype == "bfloat16" else dtype
     with cupy.cuda.Device(like.device):
@@ -110,7 +116,8 @@ def stream_of(like: Array) -> Any:
     if like.library == "torch":
         import torch
 
-        handle = int(torch.cuda.current_stream(like.value.device).cuda_stream)
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what torch.compile's kernels read
+        handle = raw(like.device) if raw is not None else torch.cuda.current_stream(like.device).cuda_stream
         s = _STREAMS.get(handle)
         if s is None:
             s = _STREAMS[handle] = cupy.cuda.ExternalStream(handle, like.device)  # CuPy 13 and 14 both have it

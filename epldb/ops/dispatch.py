@@ -103,7 +103,7 @@ class Dispatcher:
         from epldb.occupancy import allow_dynamic_shared
         from epldb.runner import prepare
 
-        key = (subject, dtype, tuple(sorted(problem.items())), tuple(sorted(shape.items())))
+        key = (subject, dtype, tuple(problem.items()), tuple(shape.items()))  # built in one order by the ops
         plan = self.plans.get(key)
         if plan is not None:
             self.plans.move_to_end(key)
