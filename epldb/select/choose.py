@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from epldb.launch.domain import in_domain
 from epldb.select.model import Prediction, RealizationModel
-from epldb.select.observations import SelectError, Subject, axis_value, key, observations, subject_of
+from epldb.select.observations import SelectError, Subject, aligned, axis_value, key, observations, subject_of
 
 if TYPE_CHECKING:
     import pandas
@@ -106,15 +106,19 @@ class Selector:
         return obs[mask]
 
     def model(self, subject: Subject, device: str, dtype: str, problem: Mapping[str, Any],
-              realization: str, exclude_shape: str | None = None) -> RealizationModel:
-        """The realization's model; ``exclude_shape`` fits it without one shape's rows (evaluation)."""
-        k = (subject.id, device, dtype, key(problem), realization)
+              realization: str, exclude_shape: str | None = None, row_aligned: bool = True) -> RealizationModel:
+        """The realization's model; ``exclude_shape`` fits it without one shape's rows (evaluation).
+        It is fitted on the rows of the query's alignment class (rows 16-byte aligned or not, see
+        observations.aligned) where the evidence has any, else on all of them (``mixed``)."""
+        k = (subject.id, device, dtype, key(problem), realization, row_aligned)
         if exclude_shape is None and k in self._models:
             return self._models[k]
         obs = self._slice(subject, device, dtype, problem)
         obs = obs[obs["realization"] == realization]
         if exclude_shape is not None:
             obs = obs[obs["shape"] != exclude_shape]
+        same = obs[obs["aligned"] == row_aligned]
+        obs = same if len(same) else obs
         m = RealizationModel(realization, obs)
         if exclude_shape is None:
             self._models[k] = m
@@ -134,13 +138,15 @@ class Selector:
         realization's candidate points (evaluation: the points measured at a hidden shape)."""
         x = axis_value(subject, shape)
         shape_key = key(shape)
+        row_aligned = aligned(subject, shape, dtype)
         out = []
         for r in subject.realizations:
             points = only.get(r.id, []) if only is not None else self.points(subject, r, shape, dtype, problem)
             if not points:
                 continue
             nbytes = subject.contract.bytes_moved(dict(shape), points[0])
-            p = self.model(subject, device, dtype, problem, r.id, exclude_shape).predict(shape_key, x, nbytes, points)
+            p = self.model(subject, device, dtype, problem, r.id, exclude_shape, row_aligned).predict(
+                shape_key, x, nbytes, points)
             if p is not None:
                 out.append(p)
         return sorted(out, key=lambda p: p.time_ms)
@@ -160,6 +166,12 @@ class Selector:
                               note or f"no evidence of {subject.id} at {dtype}")
         best, rest = preds[0], preds[1:]
         r = self.lab.realizations[best.realization]
+        if not aligned(subject, shape_d, dtype) and best.basis != "measured":
+            obs = self._slice(subject, here, dtype, problem)
+            if not (~obs[obs["realization"] == best.realization]["aligned"].astype(bool)).any():
+                note = "; ".join(filter(None, [note, (
+                    "rows here are not 16-byte aligned and the evidence times only aligned ones: the vector "
+                    "kernels' scalar path is not in the prediction")]))
         nbytes = subject.contract.bytes_moved(shape_d, best.point)
         return Choice(
             subject=subject.id, device=here, dtype=dtype, shape=shape_d, problem=dict(problem),

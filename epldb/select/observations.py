@@ -95,13 +95,24 @@ def key(point: Mapping[str, Any]) -> str:
     return canonical_json(dict(point))
 
 
+def aligned(subject: Subject, shape: Mapping[str, int], dtype: str) -> bool:
+    """Whether every row starts on a 16-byte boundary (the row length in bytes a multiple of 16):
+    where it does not, the vector kernels take their scalar path, a different cost. A flat
+    contract's one array always starts aligned."""
+    from epldb.launch.env import ITEMSIZE
+
+    if subject.axis != "cols":
+        return True
+    return (int(shape["cols"]) * ITEMSIZE.get(dtype, 4)) % 16 == 0
+
+
 def axis_value(subject: Subject, shape: Mapping[str, int]) -> float:
     return math.log2(max(1, int(shape[subject.axis])))
 
 
 def observations(lab: "Catalog", subject: Subject, evidence: "pandas.DataFrame | None" = None) -> "pandas.DataFrame":
     """The subject's timed rows: columns device, realization, params (canonical JSON), point (dict),
-    dtype, shape (canonical JSON), shape_d (dict), x, bytes, time_ms, gbps, run, plus the problem
+    dtype, shape (canonical JSON), shape_d (dict), x, aligned, bytes, time_ms, gbps, run, plus the problem
     keys (``op``...) as columns. ``evidence`` is Lab.evidence() when the caller has it already."""
     import pandas as pd
 
@@ -126,9 +137,10 @@ def observations(lab: "Catalog", subject: Subject, evidence: "pandas.DataFrame |
         rows.append({
             "device": rec["device"], "realization": rec["subject"], "params": key(point), "point": point,
             "dtype": rec["dtype"], "shape": key(shape), "shape_d": shape, "x": axis_value(subject, shape),
+            "aligned": aligned(subject, shape, rec["dtype"]),
             "bytes": nbytes, "time_ms": float(rec["time_ms_median"]), "tpb": float(rec["time_ms_median"]) / nbytes,
             "run": rec["run"], **subject.problem_of(point),
         })
-    columns = ["device", "realization", "params", "point", "dtype", "shape", "shape_d", "x", "bytes", "time_ms",
+    columns = ["device", "realization", "params", "point", "dtype", "shape", "shape_d", "x", "aligned", "bytes", "time_ms",
                "tpb", "run", *problem]
     return pd.DataFrame(rows, columns=columns)
