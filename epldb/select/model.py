@@ -11,15 +11,17 @@ Elsewhere the prediction is made of two factors, both read from the evidence:
   both sides of the query has its regret interpolated. Any other point (measured on one side only,
   or never away from the query, as a register kernel sized for one row length) is rated by how far
   its parameters lie from the **trend** of the best points, since a regret measured at another row
-  length does not carry over (a lane count that is right for 1 Ki columns idles lanes at 256): each numeric parameter of the best point
-  at each measured length, fitted as a line in log2 against x, and each other parameter taken from
-  the nearest length's best. Its regret is ``1 + TREND_WEIGHT * distance`` (octaves for numeric
+  length does not carry over (a lane count that is right for 1 Ki columns idles lanes at 256): each
+  numeric parameter of the points within ``NEAR_BEST`` of the best at each measured length (their
+  mean log2 value), fitted as a line in log2 against x, and each other parameter taken from the
+  nearest length's best. Its regret is ``1 + TREND_WEIGHT * distance`` (octaves for numeric
   parameters, ``MISMATCH`` per differing other one).
 
 Predicted time = envelope(x) x regret x the bytes the contract moves at the query shape. The model
 knows the row length and the bytes; it does not model the row count on its own (the bench shapes
-hold the element count near constant, so fewer rows go with longer rows in the evidence), which
-the GPU sweep of ``epldb select --sweep`` measures.
+hold the element count near constant, so fewer rows go with longer rows in the evidence): shapes
+off that line are what ``epldb bench --shape`` adds to the evidence, and ``select --evaluate``
+scores. Rows that are not 16-byte aligned are fitted apart (epldb.select.choose).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     import pandas
 
 TREND_WEIGHT = 0.02  # regret per unit of distance from the trend of the best points
+NEAR_BEST = 1.03  # points this close to the best of a measured length shape the trend alike
 MISMATCH = 3.0  # distance of a differing non-numeric parameter (a bool, a policy name)
 UNKNOWN = 5.0  # distance of a numeric parameter the trend cannot read (zero, negative)
 
@@ -128,13 +131,24 @@ class RealizationModel:
         return 1 + TREND_WEIGHT * distance
 
     def trend(self, x: float, names: Sequence[str]) -> dict[str, tuple[str, Any]]:
-        """Per parameter: ('numeric', fitted log2 value at x) or ('value', the nearest best's)."""
+        """Per parameter: ('numeric', fitted log2 value at x) or ('value', the nearest best's). At
+        each measured length the points within ``NEAR_BEST`` of the best count alike (their mean log2
+        value): near ties pick arbitrarily between points, and one noisy winner bends the line."""
         nearest = min(self.best, key=lambda b: abs(b["x"] - x))
+        by_x: dict[float, list[dict[str, Any]]] = {}
+        for recs in self.by_shape.values():
+            for rec in recs:
+                by_x.setdefault(rec["x"], []).append(rec)
         out: dict[str, tuple[str, Any]] = {}
         for name in names:
-            values = [b["point"].get(name) for b in self.best]
-            if len(self.xs) > 1 and all(_numeric(v) for v in values):
-                slope, icept = _line(self.xs, [math.log2(v) for v in values])
+            ys: list[float] = []
+            for bx, b in zip(self.xs, self.best):
+                values = [r["point"].get(name) for r in by_x[bx] if r["tpb"] <= NEAR_BEST * b["tpb"]]
+                if not all(_numeric(v) for v in values):
+                    break
+                ys.append(sum(math.log2(float(v)) for v in values) / len(values))
+            if len(self.xs) > 1 and len(ys) == len(self.xs):
+                slope, icept = _line(self.xs, ys)
                 out[name] = ("numeric", slope * x + icept)
             else:
                 out[name] = ("value", nearest["point"].get(name))
