@@ -126,4 +126,8 @@ def rules_command(args: argparse.Namespace) -> int:
                      f"{r.low}-{r.high}", rows, r.realization.split("/", 1)[-1],
                      points + (f" (+{len(r.points) - 3})" if len(r.points) > 3 else ""), "/".join(r.basis)])
     print(table(body, ["device", "dtype", "problem", regions[0].axis, "rows", "realization", "points", "basis"]))
+    print()
+    for rid, why in {r.realization: r.reason for r in regions}.items():
+        cut = why.find(". ")
+        print(f"{rid.split('/', 1)[-1]}: {why[: cut + 1] if 0 <= cut < 240 else why[:240]}")
     return EXIT_OK

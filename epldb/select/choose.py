@@ -76,7 +76,16 @@ class Selector:
     lab: "Catalog"
     evidence: "pandas.DataFrame | None" = None
     _obs: dict[str, "pandas.DataFrame"] = field(default_factory=dict)
-    _models: dict[tuple[str, str, str, str, str], RealizationModel] = field(default_factory=dict)
+    _models: dict[tuple[Any, ...], RealizationModel] = field(default_factory=dict)
+    # What select asks again at every shape of a subject (a decision table asks at hundreds): the
+    # devices measured, the typed problem, the dtypes and each realization's points of one
+    # (dtype, problem). Functions of the records and of observations read once.
+    _memo: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+
+    def _memoized(self, k: tuple[Any, ...], compute: Any) -> Any:
+        if k not in self._memo:
+            self._memo[k] = compute()
+        return self._memo[k]
 
     def subject(self, subject_id: str) -> Subject:
         return subject_of(self.lab, subject_id)
@@ -92,9 +101,11 @@ class Selector:
 
     def devices(self, subject: Subject, dtype: str, problem: Mapping[str, Any]) -> list[str]:
         """Devices with evidence of the subject at this dtype and problem, most rows first."""
-        obs = self._slice(subject, None, dtype, problem)
-        counts = obs["device"].value_counts()
-        return [str(d) for d in counts.index]
+        def compute() -> list[str]:
+            counts = self._slice(subject, None, dtype, problem)["device"].value_counts()
+            return [str(d) for d in counts.index]
+
+        return list(self._memoized(("devices", subject.id, dtype, key(problem)), compute))
 
     def _slice(self, subject: Subject, device: str | None, dtype: str, problem: Mapping[str, Any]) -> "pandas.DataFrame":
         obs = self.observations(subject)
@@ -127,9 +138,9 @@ class Selector:
     def points(self, subject: Subject, r: "Realization", shape: Mapping[str, int], dtype: str,
                problem: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The realization's points at this dtype and problem whose launch domain serves the shape."""
-        return [p for p in r.points()
-                if subject.contract.dtype_of(p) == dtype and subject.problem_of(p) == dict(problem)
-                and in_domain(r, shape, p)]
+        mine = self._memoized(("points", r.id, dtype, key(problem)), lambda: [
+            p for p in r.points() if subject.contract.dtype_of(p) == dtype and subject.problem_of(p) == dict(problem)])
+        return [p for p in mine if in_domain(r, shape, p)]
 
     def predictions(self, subject: Subject, shape: Mapping[str, int], dtype: str, problem: Mapping[str, Any],
                     device: str, exclude_shape: str | None = None,
@@ -155,8 +166,10 @@ class Selector:
                **problem: Any) -> Choice:
         subject = self.subject(subject_id)
         shape_d = subject.parse_shape(shape)
-        problem = self._problem(subject, problem)
-        dtypes = sorted({subject.contract.dtype_of(p) for r in subject.realizations for p in r.points()})
+        given = tuple(sorted((str(k), str(v)) for k, v in problem.items()))
+        problem = dict(self._memoized(("problem", subject.id, given), lambda: self._problem(subject, problem)))
+        dtypes = self._memoized(("dtypes", subject.id), lambda: sorted(
+            {subject.contract.dtype_of(p) for r in subject.realizations for p in r.points()}))
         if dtype not in dtypes:
             raise SelectError(f"{subject.id} has no verified realization for dtype {dtype!r} (declared: {', '.join(dtypes)})")
         here, note = self._device(subject, device, dtype, problem)

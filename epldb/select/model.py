@@ -125,7 +125,7 @@ class RealizationModel:
         for name, (kind, target) in trend.items():
             v = point.get(name)
             if kind == "numeric":
-                distance += abs(math.log2(float(v)) - target) if _numeric(v) else UNKNOWN
+                distance += abs(math.log2(v) - target) if isinstance(v, (int, float)) and _numeric(v) else UNKNOWN
             elif v != target:
                 distance += MISMATCH
         return 1 + TREND_WEIGHT * distance

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from epldb.select.choose import Selector
-from epldb.select.observations import Subject, axis_value, key
+from epldb.select.observations import SelectError, Subject, axis_value, key
 
 if TYPE_CHECKING:
     from epldb.catalog import Catalog
@@ -83,7 +83,7 @@ def rules(catalog: "Catalog", subject_id: str, device: str | None = None,
             shape = shape_at(subject, templates, x)
             try:
                 choice = selector.select(subject.id, shape, str(dtype), str(dev), **problem)
-            except Exception:  # noqa: BLE001 - a row length no realization serves ends the region
+            except SelectError:  # a row length no realization serves ends the region
                 choice = None
             if current and choice is not None:
                 choice = _hold(choice, current[0][1].realization)

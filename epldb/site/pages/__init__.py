@@ -1,14 +1,15 @@
 """The generated pages, as a registry of page kinds: one module a kind, each ending in a ``KIND``
 (a ``PageKind``: its pages, the ``record_pages`` keys it answers for, its nav section), all listed
 in ``KINDS`` below. ``generate_pages``, ``nav`` and ``record_pages`` only walk that tuple; what kinds
-share lives in ``site`` (the generation's ``Site`` and ``Output``), ``common`` and ``comparison``.
+share lives in ``site`` (the generation's ``Site`` and ``Output``), ``common``, ``comparison`` and
+``rules`` (the decision table of a primitive or operator).
 Nothing here touches MkDocs: the output is plain Markdown with raw HTML blocks, fenced code and a
 nav YAML, so the rendering engine can change.
 
 How to add a page kind: write ``epldb/site/pages/<kind>.py`` with its ``write_*`` functions (each
 returns a ``Page``; paths come from ``epldb/site/layout.py``) and a ``KIND = PageKind(...)``, then
 put ``<kind>.KIND`` into ``KINDS`` where its nav section should appear. Kinds import ``site``,
-``kind``, ``common`` and ``comparison``, never this package, so the graph stays acyclic.
+``kind``, ``common``, ``comparison`` and ``rules``, never this package, so the graph stays acyclic.
 """
 
 from __future__ import annotations

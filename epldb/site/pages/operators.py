@@ -1,6 +1,7 @@
 """Operator pages: the index of operator case studies, and a page per operator with its
-decomposition into features and primitives, its composed realizations compared, and its standing
-against the peers. The Operators nav section lists each operator's realizations under it."""
+decomposition into features and primitives, its composed realizations compared, which one the
+evidence picks when, and its standing against the peers. The Operators nav section lists each
+operator's realizations under it."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import first_sentence, record_paths, subject_nav
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
+from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
 
 
@@ -59,6 +61,7 @@ def write_operator(site: Site, o: Operator) -> Page:
                            f"<code>operator: {esc(o.id)}</code>, its kernel under "
                            f"<code>kernels/operators/{esc(o.id)}/</code>. Its stages' primitives are measured on "
                            "their own pages.")
+    which_realization_when(site, page, o)
     _against_the_peers(site, page, o)
     close_record_page(site, page, o)
     return page

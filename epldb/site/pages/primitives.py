@@ -1,6 +1,6 @@
 """Primitive pages: the index of execution primitives by family, a page per family, and a page per
-primitive comparing its realizations. The Primitives nav section also lists each primitive's
-realizations (and the unfiled ones) under it."""
+primitive comparing its realizations and saying which one the evidence picks when. The Primitives
+nav section also lists each primitive's realizations (and the unfiled ones) under it."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import facts, first_sentence, record_paths, subject_nav
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
+from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
 
 
@@ -93,6 +94,7 @@ def write_primitive(site: Site, p: Primitive) -> Page:
                            "No realization of this primitive exists yet. Add one with "
                            f"<code>epldb new realization {esc(p.id)} NAME</code> "
                            f"({page.a(layout.CONTRIBUTING, 'how')}).")
+    which_realization_when(site, page, p)
 
     page.heading(2, "Costs traded")
     page.raw(table(["cost", "how this primitive spends or saves it"],

@@ -1,6 +1,6 @@
 """One generation of the site: the ``Site`` every page kind writes through (the catalog, where each
-record's page is, evidence lookups done once, charts and data files beside a page) and the ``Output``
-it fills."""
+record's page is, evidence lookups done once, the decision tables, charts and data files beside a
+page) and the ``Output`` it fills."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from epldb.site import layout
 from epldb.site import views as V
 from epldb.site.charts import Chart
 from epldb.site.data import SiteData
+from epldb.site.decisions import Decisions
 from epldb.site.escape import html as esc
 from epldb.site.html import Page
 
@@ -140,6 +141,11 @@ class Site:
             rows = ev[ev["primitive"] == pid] if ev is not None else None
             self._rows_p[pid] = rows if rows is not None and not rows.empty else None
         return self._rows_p[pid]
+
+    @cached_property
+    def decisions(self) -> Decisions:
+        """Each subject's decision table (epldb.select.rules), over one Selector of this evidence."""
+        return Decisions(self.cat, self.ev)
 
     @cached_property
     def leads(self) -> Leads | None:

@@ -1,0 +1,130 @@
+"""The "Which realization when" section of the primitive and operator pages (epldb/site/pages/rules.py):
+the decision table of epldb.select.rules, one table per device, a link per realization. Generation
+of single pages only (no MkDocs, no compilation), over this repository's catalog and the evidence of
+two subjects, softmax (an operator, realized by its own operator realizations) and
+online-max-accumulation (a primitive); every other subject is left without evidence. The built
+sites' checks (test_site_build.py: links resolve, no markup injected) cover the section too."""
+
+from __future__ import annotations
+
+import html as std_html
+import re
+from typing import Any
+
+import pytest
+from site_fixtures import HOSTILE, REPO
+
+import epldb
+from epldb.select.choose import Selector
+from epldb.select.rules import Region, rules
+from epldb.site.data import gather
+from epldb.site.html import Page
+from epldb.site.pages.operators import write_operator
+from epldb.site.pages.primitives import write_primitive
+from epldb.site.pages.rules import HEADING, decision_table
+from epldb.site.pages.site import Site
+
+MEASURED = ("softmax", "online-max-accumulation")
+
+
+@pytest.fixture(scope="module")
+def evidence():
+    from epldb.evidence import load_evidence
+
+    cat = epldb.load(REPO)
+    ev = load_evidence(cat.root, cat)
+    keep = (ev["kind"] != "realization") | ev["subject"].str.split("/").str[0].isin(MEASURED)
+    return cat, ev[keep].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def site(evidence) -> Site:
+    cat, ev = evidence
+    return Site(gather(cat, compile=False, evidence_loader=lambda root: ev))
+
+
+def section(md: str) -> str | None:
+    """The section's Markdown (up to the next heading of its level), None when the page has none."""
+    head = f"## {HEADING}\n"
+    if head not in md:
+        return None
+    return md.split(head, 1)[1].split("\n## ", 1)[0]
+
+
+def table_rows(block: str) -> list[list[str]]:
+    body = block.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def text(cell: str) -> str:
+    return std_html.unescape(re.sub(r"<[^>]+>", "", cell))
+
+
+def span(cell: str) -> tuple[int, int]:
+    numbers = [int(n) for n in re.findall(r"\d+", text(cell))]
+    return numbers[0], numbers[-1]
+
+
+def test_the_softmax_operator_page_shows_its_decision_table(site: Site, evidence) -> None:
+    cat, ev = evidence
+    o = cat.operators["softmax"]
+    assert not [r for r in cat.realizations.values() if r.primitive == "softmax"]  # an operator's own realizations
+    page = write_operator(site, o)
+    block = section(page.render())
+    assert block is not None, "the softmax operator page lost its 'Which realization when' section"
+    assert block.count("<table>") == 1 and 'href="../devices/nvidia-h200.html"' in block  # one table, its device
+    assert "<code>epldb rules softmax</code> prints the same table" in block
+    rows = table_rows(block)
+    links = {r.id: page.href(site.page_of(r)) for r in cat.realizations_of("softmax")}
+    for row in rows:
+        assert len(row) == 7
+        assert any(f'href="{href}"><code>{rid}</code></a>' in row[4] for rid, href in links.items()), row[4]
+        low, high = span(row[2])
+        assert low <= high
+        assert set(text(row[6]).split(", ")) <= {"measured", "interpolated", "extrapolated"}
+        assert "dtype=" not in row[5] and text(row[5])
+    # Each dtype's regions cover the common row length of 4096, on a realization of softmax.
+    for dtype in ("float32", "bfloat16"):
+        covering = [row for row in rows if text(row[0]) == dtype and span(row[2])[0] <= 4096 <= span(row[2])[1]]
+        assert len(covering) == 1, dtype
+        assert "softmax/" in text(covering[0][4])
+    # The table is `epldb rules softmax`: the same regions, from a Selector reading the evidence itself.
+    bench = ev[(ev["kind"] == "realization") & (ev["run_kind"] == "bench")].reset_index(drop=True)
+    expected = rules(cat, "softmax", selector=Selector(cat, evidence=bench))
+    assert site.decisions.of("softmax") == expected
+    assert [(text(r[0]), span(r[2]), text(r[4])) for r in rows] == [
+        (r.dtype, (r.low, r.high), r.realization) for r in expected]
+
+
+def test_a_primitive_page_shows_its_decision_table(site: Site, evidence) -> None:
+    cat, _ = evidence
+    page = write_primitive(site, cat.primitives["online-max-accumulation"])
+    block = section(page.render())
+    assert block is not None
+    rows = table_rows(block)
+    assert rows and all("online-max-accumulation/" in text(row[4]) and "<a href=" in row[4] for row in rows)
+    assert "<code>epldb rules online-max-accumulation</code>" in block
+
+
+def test_a_subject_without_evidence_shows_no_table(site: Site, evidence) -> None:
+    cat, _ = evidence
+    # Verified realizations, but no evidence of them here: the section says so, with no table.
+    p = cat.primitives["mergeable-statistics"]
+    assert any(r.status == "verified" for r in cat.realizations_of(p.id))
+    block = section(write_primitive(site, p).render())
+    assert block is not None and "<table" not in block and "No evidence yet" in block
+    # Nothing to choose among (no realization, no contract): no section at all.
+    bare = next(p for p in cat.primitives.values() if not cat.realizations_of(p.id))
+    assert section(write_primitive(site, bare).render()) is None
+    unrealized = next(o for o in cat.operators.values() if not cat.realizations_of(o.id))
+    assert section(write_operator(site, unrealized).render()) is None
+
+
+def test_the_table_escapes_what_it_shows(site: Site) -> None:
+    hostile: dict[str, Any] = {"op": HOSTILE}
+    region = Region("nvidia-h200", HOSTILE, hostile, "cols", 128, 4096, (4096, 128), f"softmax/{HOSTILE}",
+                    tuple({"block": HOSTILE, "dtype": "float32", "i": i} for i in range(5)), (HOSTILE,), HOSTILE)
+    out = decision_table(site, Page("generated/x.md", "x"), [region])
+    assert "<script" not in out and not re.search(r"href=\"?\s*javascript", out)
+    assert out.count("&lt;script&gt;") >= 5  # dtype, problem, the unknown realization, points, basis
+    assert "+2" in out and "dtype=" not in out
