@@ -443,12 +443,18 @@ def _load_pass(run: BenchRun, items: list[BenchItem]) -> list[tuple[Contract, Me
     return list(groups.values())
 
 
+#: ``shapes`` naming the contracts' own sweep shapes (``bench --sweep``).
+SWEEP = ("sweep",)
+
+
 def shapes_for(contract: Contract, quick: bool, shapes: Sequence[str] = ()) -> tuple[dict[str, int], ...]:
-    """The shapes a contract is timed at: its bench shapes, or those of ``shapes`` (text such as
-    '8192x32001', the contract's shape variables in order) that have as many parts as it has
-    variables; a contract none of them fits is timed at none."""
+    """The shapes a contract is timed at: its bench shapes; its sweep shapes for ``SWEEP``; or those
+    of ``shapes`` (text such as '8192x32001', the contract's shape variables in order) that have as
+    many parts as it has variables; a contract none of them fits is timed at none."""
     if not shapes:
         return tuple(dict(s) for s in contract.bench_shapes(quick))
+    if tuple(shapes) == SWEEP:
+        return tuple(dict(s) for s in contract.sweep_shapes)
     names = contract.shape_vars
     out = []
     for text in shapes:

@@ -255,7 +255,8 @@ def bench_command(
     if _no_gpu(err):
         return EXIT_USAGE
     writer = _open_writer(catalog, "bench", out_dir, resume, "bench " + ("--quick " if quick else "")
-                           + "".join(f"--shape {t} " for t in shapes) + " ".join(ids), err)
+                           + ("--sweep " if list(shapes) == ["sweep"] else "".join(f"--shape {t} " for t in shapes))
+                           + " ".join(ids), err)
     if writer is None:
         return EXIT_USAGE
     _prebuild(catalog, selected, err)

@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--shape", action="append", default=[], metavar="RxC",
                    help="time at this shape instead of the contract's bench shapes (its shape variables joined "
                         "by 'x', e.g. 8192x32001; repeatable; a contract no shape fits is skipped)")
+    p.add_argument("--sweep", action="store_true",
+                   help="time at the contracts' sweep shapes, off the bench set (unaligned rows, few rows, ...): "
+                        "evidence for epldb select --evaluate")
     p.set_defaults(func=bench)
 
 
@@ -48,13 +51,15 @@ def bench(args: argparse.Namespace) -> int:
 
     cat = load_catalog(args, lint=False)
     _check(cat, args)
+    if args.sweep and args.shape:
+        raise UsageError("give --sweep or --shape, not both")
     for text in args.shape:
         parts = text.lower().split("x")
         if not all(p.isdigit() and int(p) > 0 for p in parts):
             raise UsageError(f"--shape {text!r}: positive integers joined by 'x', e.g. 8192x32001 (rows x cols) or "
                              "1000003 (n)")
     return bench_command(cat, args.ids, args.quick, args.out, args.resume, where=parse_where(args.where),
-                         peers=not args.no_peers, shapes=args.shape)
+                         peers=not args.no_peers, shapes=["sweep"] if args.sweep else args.shape)
 
 
 def _check(cat: Catalog, args: argparse.Namespace) -> None:

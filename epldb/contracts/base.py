@@ -139,6 +139,9 @@ class Contract(ABC):
     #: Timing shapes: from launch-latency-bound to far beyond L2.
     bench_shapes_full: ClassVar[tuple[Shape, ...]]
     bench_shapes_quick: ClassVar[tuple[Shape, ...]]
+    #: Shapes off the bench set's line, for scoring selection where it has no rows (``bench
+    #: --sweep``, then ``select --evaluate``): none unless a contract names them.
+    sweep_shapes: ClassVar[tuple[Shape, ...]] = ()
     #: Tolerance per input dtype.
     tolerance: ClassVar[dict[str, Tolerance]]
     #: The bandwidth ceiling timed rows are a fraction of: "read" (read-dominated problems such

@@ -86,6 +86,8 @@ class DeviceReduce(Contract):
         {"n": 1 << 20},
         {"n": 1 << 28},
     )
+    #: Between the bench sizes, none a power of two (``bench --sweep``).
+    sweep_shapes: ClassVar[tuple[Shape, ...]] = ({"n": 3_000_017}, {"n": 33_554_467}, {"n": 150_000_001})
     # Relative to |ref|, which the inputs keep above sum|x| / 3 (module docstring). bfloat16
     # inputs accumulate in float32 from their exact values, so they get float32's tolerance.
     tolerance: ClassVar[dict[str, Tolerance]] = {

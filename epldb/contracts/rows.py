@@ -46,6 +46,19 @@ class RowContract(Contract):
         {"rows": 16_384, "cols": 4096},
         {"rows": 128, "cols": 262_144},
     )
+    #: Off the full set's line of 2^25-2^26 elements (``bench --sweep``): rows that are not 16-byte
+    #: aligned (vocabulary sizes 32001 and 50257, 4097), lengths that are not powers of two, few
+    #: rows of long and of middling length, and many rows of short ones.
+    sweep_shapes: ClassVar[tuple[Shape, ...]] = (
+        {"rows": 8192, "cols": 32_001},
+        {"rows": 2048, "cols": 50_257},
+        {"rows": 4096, "cols": 4097},
+        {"rows": 4096, "cols": 5000},
+        {"rows": 32_768, "cols": 768},
+        {"rows": 16, "cols": 131_072},
+        {"rows": 64, "cols": 16_384},
+        {"rows": 1_048_576, "cols": 64},
+    )
 
     def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
         return [self.input_spec(name, shape, point) for name in self.input_names]

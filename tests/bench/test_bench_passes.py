@@ -207,3 +207,15 @@ def test_shapes_given_replace_the_bench_shapes_where_they_fit() -> None:
     given = ["8192x32001", "100003", "3x5x7"]
     assert shapes_for(rows, False, given) == ({"rows": 8192, "cols": 32001},)
     assert shapes_for(flat, False, given) == ({"n": 100003},)
+
+
+def test_sweep_takes_each_contracts_own_shapes_off_the_bench_line() -> None:
+    from epldb.bench import SWEEP, shapes_for
+    from epldb.contracts import get_contract
+
+    rows = get_contract("row-rmsnorm")
+    assert rows is not None
+    sweep = shapes_for(rows, False, SWEEP)
+    assert sweep and not set(map(str, sweep)) & set(map(str, rows.bench_shapes(False)))
+    assert any((s["cols"] * 2) % 16 for s in sweep), "a bf16 row that is not 16-byte aligned"
+    assert any(s["rows"] < 132 for s in sweep), "fewer rows than the H200 has SMs"
