@@ -44,6 +44,7 @@ def _check_vector(name: str, v: Array, x: Array, cols: int) -> None:
 def _run(subject: str, x: Array, inputs: dict[str, Array], shape: dict[str, int], outputs: dict[str, tuple[tuple[int, ...], str]],
          problem: dict[str, Any] | None = None, scalars: dict[str, float] | None = None) -> dict[str, Any]:
     d = dispatcher()
+    d.on_device(x)
     plan = d.plan(subject, shape, x.dtype, problem or {})
     pointers = {name: a.ptr for name, a in inputs.items()}
     made: dict[str, Any] = {}

@@ -61,6 +61,9 @@ class Dispatcher:
         # Dynamic shared memory granted per function: plans of several shapes share one function, so
         # a grant only ever grows (a smaller one would break the larger plan cached before it).
         self._granted: dict[int, int] = {}
+        # Loaded modules are the process's, made on the first device used (epldb.runner keeps one
+        # per realization), so the ops serve that one device.
+        self.device: int | None = None
 
     @property
     def catalog(self) -> "Catalog":
@@ -133,6 +136,14 @@ class Dispatcher:
         if len(self.plans) > PLANS:
             self.plans.popitem(last=False)
         return plan
+
+    def on_device(self, x: Array) -> None:
+        """The device check: OpError for arrays on a second GPU (before anything is planned there)."""
+        if self.device is None:
+            self.device = x.device
+        elif x.device != self.device:
+            raise OpError(f"x is on CUDA device {x.device}, and epldb.ops runs on one GPU a process: device "
+                          f"{self.device}, the first it was called on (its kernels are loaded there)")
 
     def launch(self, plan: Plan, x: Array, pointers: dict[str, int], scalars: Mapping[str, float]) -> list[Any]:
         """Launch the plan's steps; returns the scratch buffers (kept alive until the launch is queued)."""

@@ -46,3 +46,13 @@ def test_a_selection_error_is_an_op_error(dispatcher: Dispatcher) -> None:
 
     with pytest.raises(OpError, match="no verified realization for dtype 'float16'"):
         dispatcher.choose("softmax", {"rows": 8, "cols": 8}, "float16", {})
+
+
+def test_the_ops_serve_the_first_device_they_meet(dispatcher: Dispatcher) -> None:
+    from epldb.ops import OpError
+    from epldb.ops.arrays import Array
+
+    dispatcher.on_device(Array(None, "torch", "float32", (4,), 0, 0))
+    dispatcher.on_device(Array(None, "torch", "float32", (4,), 0, 0))
+    with pytest.raises(OpError, match="x is on CUDA device 1, and epldb.ops runs on one GPU a process: device 0"):
+        dispatcher.on_device(Array(None, "torch", "float32", (4,), 0, 1))
