@@ -1,7 +1,9 @@
 """The decision tables of one generation (``epldb.select.rules``): for each primitive or operator, the
 regions of dtype, problem and row length with the realization and points the evidence picks there,
 computed once per subject over one ``Selector`` that reads this generation's evidence (never the
-files again). ``epldb/site/pages/rules.py`` renders them on the subjects' pages.
+files again). ``epldb/site/pages/rules.py`` renders them on the subjects' pages. The same Selector
+scores the selection on shapes it did not see (``epldb.select.evaluate``), once per generation, for
+``epldb/site/pages/selection.py``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from epldb.catalog import Catalog
 from epldb.select.choose import Selector
+from epldb.select.evaluate import Evaluation, evaluate
 from epldb.select.observations import SelectError
 from epldb.select.rules import Region, rules
 
@@ -34,6 +37,7 @@ class Decisions:
         self.evidence = evidence  # the generation's normalized evidence; None when there is none
         self._selector: Selector | None = None
         self._tables: dict[str, list[Region] | str | None] = {}
+        self._evaluation: Evaluation | str | None = None
 
     @property
     def selector(self) -> Selector:
@@ -46,6 +50,20 @@ class Decisions:
         if subject_id not in self._tables:
             self._tables[subject_id] = self._compute(subject_id)
         return self._tables[subject_id]
+
+    def evaluation(self) -> Evaluation | str:
+        """Leave one shape out (``epldb select --evaluate``) over every subject with bench evidence,
+        computed on first asking over the one Selector (its observations, read once, are the decision
+        tables' too); no cells without evidence, a sentence when the evaluation failed."""
+        if self._evaluation is None:
+            if self.evidence is None:
+                self._evaluation = Evaluation(())
+            else:
+                try:
+                    self._evaluation = evaluate(self.catalog, selector=self.selector)
+                except Exception as exc:  # noqa: BLE001 - as _compute: a selection bug must not take the site down
+                    self._evaluation = f"{type(exc).__name__}: {exc}"
+        return self._evaluation
 
     def _compute(self, subject_id: str) -> list[Region] | str | None:
         try:

@@ -13,6 +13,7 @@ realization's beside its operator's page (its kernel is under ``kernels/operator
     generated/devices/<device>.md
     generated/experiments/index.md           every experiment, with its verdict
     generated/experiments/<NNNN-slug>.md     one experiment (its runs' files under experiments/runs/)
+    generated/selection.md                   the selection scored on shapes it did not see
     generated/evidence.md                    the evidence status
     generated/basis.md                       the device building blocks (kernels/include/epl/)
 
@@ -37,6 +38,7 @@ PRIMITIVES_INDEX = f"{GENERATED}/primitives/index.md"
 OPERATORS_INDEX = f"{GENERATED}/operators/index.md"
 DEVICES_INDEX = f"{GENERATED}/devices/index.md"
 EVIDENCE_STATUS = f"{GENERATED}/evidence.md"
+SELECTION = f"{GENERATED}/selection.md"
 BASIS = f"{GENERATED}/basis.md"
 EXPERIMENTS_INDEX = f"{GENERATED}/experiments/index.md"
 HOME = "index.md"

@@ -1,7 +1,9 @@
-"""Checks on a built site's files: links, asset URLs, visible text. Standard library only."""
+"""Checks on a built site's files (links, asset URLs, visible text) and on generated pages' Markdown
+(sections, table rows, cell text). Standard library only."""
 
 from __future__ import annotations
 
+import html as std_html
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -58,6 +60,26 @@ class _Parser(HTMLParser):
             self.out.styles.append(data)
         else:
             self.out.text.append(data)
+
+
+def md_section(md: str, heading: str) -> str | None:
+    """A generated page's section under ``## heading`` (up to the next heading of its level), None
+    when the page has none."""
+    head = f"## {heading}\n"
+    if head not in md:
+        return None
+    return md.split(head, 1)[1].split("\n## ", 1)[0]
+
+
+def table_rows(block: str) -> list[list[str]]:
+    """The cells (their inner HTML) of each body row of the first table in a block of generated HTML."""
+    body = block.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def cell_text(cell: str) -> str:
+    """A cell's text as a reader sees it: tags dropped, entities resolved."""
+    return std_html.unescape(re.sub(r"<[^>]+>", "", cell))
 
 
 def parse(path: Path) -> Parsed:

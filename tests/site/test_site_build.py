@@ -39,7 +39,8 @@ def test_every_record_has_a_page(built) -> None:
 
 def test_the_fixed_pages_exist(built) -> None:
     for page in (layout.HOME, layout.CONTRIBUTING, layout.FEATURES_INDEX, layout.PRIMITIVES_INDEX,
-                 layout.OPERATORS_INDEX, layout.DEVICES_INDEX, layout.EVIDENCE_STATUS, layout.BASIS):
+                 layout.OPERATORS_INDEX, layout.SELECTION, layout.DEVICES_INDEX, layout.EVIDENCE_STATUS,
+                 layout.BASIS):
         assert built.html(page).is_file(), page
 
 
@@ -190,7 +191,9 @@ def test_record_text_cannot_inject_markup(synthetic_site) -> None:
     text = visible_text(feature)
     assert HOSTILE in text, "the hostile title is not shown as the text it is"
     assert "<img src=x onerror=alert(2)>" in text
-    title = re.search(r"<title>(.*?)</title>", feature.read_text(), re.S).group(1)
+    found = re.search(r"<title>(.*?)</title>", feature.read_text(), re.S)
+    assert found is not None, f"{feature}: no <title>"
+    title = found.group(1)
     assert "<" not in title and "&lt;script&gt;" in title
     # The pipes did not become a table, the brackets not a link.
     assert not any(r.value == "javascript:x" for r in parse(feature).refs)

@@ -7,57 +7,36 @@ sites' checks (test_site_build.py: links resolve, no markup injected) cover the 
 
 from __future__ import annotations
 
-import html as std_html
 import re
 from typing import Any
 
 import pytest
-from site_fixtures import HOSTILE, REPO
+from html_checks import cell_text as text
+from html_checks import md_section, table_rows
+from site_fixtures import HOSTILE
 
-import epldb
 from epldb.select.choose import Selector
 from epldb.select.rules import Region, rules
-from epldb.site.data import gather
 from epldb.site.html import Page
 from epldb.site.pages.operators import write_operator
 from epldb.site.pages.primitives import write_primitive
 from epldb.site.pages.rules import HEADING, decision_table
 from epldb.site.pages.site import Site
 
-MEASURED = ("softmax", "online-max-accumulation")
+
+@pytest.fixture
+def evidence(measured_evidence):  # conftest's, under this module's names
+    return measured_evidence
 
 
-@pytest.fixture(scope="module")
-def evidence():
-    from epldb.evidence import load_evidence
-
-    cat = epldb.load(REPO)
-    ev = load_evidence(cat.root, cat)
-    keep = (ev["kind"] != "realization") | ev["subject"].str.split("/").str[0].isin(MEASURED)
-    return cat, ev[keep].reset_index(drop=True)
-
-
-@pytest.fixture(scope="module")
-def site(evidence) -> Site:
-    cat, ev = evidence
-    return Site(gather(cat, compile=False, evidence_loader=lambda root: ev))
+@pytest.fixture
+def site(measured_site) -> Site:
+    return measured_site
 
 
 def section(md: str) -> str | None:
     """The section's Markdown (up to the next heading of its level), None when the page has none."""
-    head = f"## {HEADING}\n"
-    if head not in md:
-        return None
-    return md.split(head, 1)[1].split("\n## ", 1)[0]
-
-
-def table_rows(block: str) -> list[list[str]]:
-    body = block.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    return [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", body)]
-
-
-def text(cell: str) -> str:
-    return std_html.unescape(re.sub(r"<[^>]+>", "", cell))
+    return md_section(md, HEADING)
 
 
 def span(cell: str) -> tuple[int, int]:

@@ -2,7 +2,7 @@
 (a ``PageKind``: its pages, the ``record_pages`` keys it answers for, its nav section), all listed
 in ``KINDS`` below. ``generate_pages``, ``nav`` and ``record_pages`` only walk that tuple; what kinds
 share lives in ``site`` (the generation's ``Site`` and ``Output``), ``common``, ``comparison`` and
-``rules`` (the decision table of a primitive or operator).
+``rules`` (the decision table of a primitive or operator, and the cells the selection page shares).
 Nothing here touches MkDocs: the output is plain Markdown with raw HTML blocks, fenced code and a
 nav YAML, so the rendering engine can change.
 
@@ -25,7 +25,7 @@ from epldb.site import layout
 from epldb.site.charts import write_chart
 from epldb.site.data import SiteData
 from epldb.site.pages import (basis, devices, evidence, experiments, features, handwritten, home, operators,
-                              primitives, realizations)
+                              primitives, realizations, selection)
 from epldb.site.pages.kind import NavEntry, PageKind
 from epldb.site.pages.site import Output, Site
 
@@ -36,6 +36,7 @@ KINDS: tuple[PageKind, ...] = (
     primitives.KIND,
     realizations.KIND,
     operators.KIND,
+    selection.KIND,
     basis.KIND,
     experiments.KIND,
     evidence.KIND,

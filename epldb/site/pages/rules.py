@@ -1,6 +1,7 @@
 """The "Which realization when" section of a primitive's or an operator's page: the decision table
 the selection model implies (``epldb.select.rules``, as ``epldb rules SUBJECT`` prints it), one
-table per device, computed once per generation (``Site.decisions``)."""
+table per device, computed once per generation (``Site.decisions``); and the cells it shares with
+the "Selection, measured" page (``selection.py``): a parameter point, a value that must not wrap."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from epldb.records import Operator, Primitive, point_text
 from epldb.select.rules import Region
+from epldb.site import layout
 from epldb.site.escape import html as esc
 from epldb.site.html import Page, dash, table
 from epldb.site.pages.common import NO_EVIDENCE, first_sentence
@@ -17,6 +19,7 @@ from epldb.site.pages.site import Site
 HEADING = "Which realization when"
 POINTS_SHOWN = 3  # points listed per region, then "+N"
 BASIS_ORDER = ("measured", "interpolated", "extrapolated", "rule")
+SELECTION_TITLE = "Selection, measured"  # the page that scores the picks (selection.py)
 
 
 def which_realization_when(site: Site, page: Page, subject: Primitive | Operator) -> None:
@@ -45,21 +48,23 @@ def which_realization_when(site: Site, page: Page, subject: Primitive | Operator
               "byte, interpolated over log2 of the row length between its measured row lengths "
               "(<em>extrapolated</em> outside them), the regions read off <code>select()</code> at quarter "
               "octaves with the row count scaled to keep the bench shape's element count; "
-              f"<code>epldb rules {esc(subject.id)}</code> prints the same table.")
+              f"<code>epldb rules {esc(subject.id)}</code> prints the same table. How often such picks are "
+              f"right on shapes the model did not see: {page.a(layout.SELECTION, SELECTION_TITLE)}.")
 
 
 def decision_table(site: Site, page: Page, regions: Sequence[Region], *, caption_html: str | None = None) -> str:
     """One device's regions as a table: dtype, problem, row length, rows, realization, points, basis."""
     axis = regions[0].axis if regions else "cols"
-    rows = [[esc(r.dtype), esc(point_text(r.problem)) or dash(), _nowrap(_span(r.low, r.high, " – ")),
-             _nowrap(_span(*r.rows, " → ")) if r.rows is not None else dash(),
+    rows = [[esc(r.dtype), esc(point_text(r.problem)) or dash(), nowrap(_span(r.low, r.high, " – ")),
+             nowrap(_span(*r.rows, " → ")) if r.rows is not None else dash(),
              site.link_id(page, "realization", r.realization), _points(site, r), esc(_basis(r.basis))]
             for r in regions]
     return table(["dtype", "problem", f"row length ({axis})", "rows", "realization", "points chosen", "basis"], rows,
                  numeric=[2, 3], caption_html=caption_html)
 
 
-def _nowrap(text: str) -> str:
+def nowrap(text: str) -> str:
+    """Text (escaped here) kept on one line: a span of row lengths, a shape."""
     return f'<span class="epl-nowrap-plain">{esc(text)}</span>'
 
 
@@ -68,14 +73,18 @@ def _span(low: int, high: int, sep: str) -> str:
 
 
 def _points(site: Site, r: Region) -> str:
-    """The region's points, their parameters in the record's order without the dtype and the problem
-    (their own columns): at most POINTS_SHOWN, then how many more."""
-    record = site.cat.realizations.get(r.realization)
-    order = list(record.params) if record is not None else []
-    shown = [esc(point_text(_ordered(p, order, skip={"dtype", *r.problem}))) or dash()
-             for p in r.points[:POINTS_SHOWN]]
+    """The region's points (``point_cell``): at most POINTS_SHOWN, then how many more."""
+    shown = [point_cell(site, r.realization, p, r.problem) for p in r.points[:POINTS_SHOWN]]
     more = len(r.points) - POINTS_SHOWN
     return "; ".join(shown) + (f" <small>+{more}</small>" if more > 0 else "")
+
+
+def point_cell(site: Site, realization_id: str, point: Mapping[str, Any], problem: Mapping[str, Any]) -> str:
+    """A realization's parameter point as escaped text: its parameters in the record's order, without
+    the dtype and the problem (their own columns); a dash when none is left."""
+    record = site.cat.realizations.get(realization_id)
+    order = list(record.params) if record is not None else []
+    return esc(point_text(_ordered(point, order, skip={"dtype", *problem}))) or dash()
 
 
 def _ordered(point: Mapping[str, Any], order: list[str], skip: set[str]) -> dict[str, Any]:
@@ -88,4 +97,5 @@ def _basis(basis: Sequence[str]) -> str:
     return ", ".join(known + [b for b in basis if b not in BASIS_ORDER])
 
 
-__all__ = ["HEADING", "decision_table", "which_realization_when"]
+__all__ = ["BASIS_ORDER", "HEADING", "SELECTION_TITLE", "decision_table", "nowrap", "point_cell",
+           "which_realization_when"]

@@ -119,6 +119,10 @@ class Site:
             return _missing(record_id)
         return f'<a href="{esc(page.href(self.page_of(record)))}"><code>{esc(record_id)}</code></a>'
 
+    def subject_link(self, page: Page, subject_id: str) -> str:
+        """``link_id`` of what a realization realizes: an operator, else a primitive, by id."""
+        return self.link_id(page, "operator" if subject_id in self.cat.operators else "primitive", subject_id)
+
     def device_link(self, page: Page, device: str) -> str:
         return page.a(layout.device(device), device)
 
