@@ -124,16 +124,26 @@ class Selector:
         k = (subject.id, device, dtype, key(problem), realization, row_aligned)
         if exclude_shape is None and k in self._models:
             return self._models[k]
-        obs = self._slice(subject, device, dtype, problem)
-        obs = obs[obs["realization"] == realization]
+        mine = self._records(subject, device, dtype, problem).get(realization, [])
         if exclude_shape is not None:
-            obs = obs[obs["shape"] != exclude_shape]
-        same = obs[obs["aligned"] == row_aligned]
-        obs = same if len(same) else obs
+            mine = [r for r in mine if r["shape"] != exclude_shape]
+        same = [r for r in mine if r["aligned"] == row_aligned]
+        obs = same or mine
         m = RealizationModel(realization, obs)
         if exclude_shape is None:
             self._models[k] = m
         return m
+
+    def _records(self, subject: Subject, device: str, dtype: str,
+                 problem: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+        """The observations of one (device, dtype, problem) as plain records, by realization."""
+        def compute() -> dict[str, list[dict[str, Any]]]:
+            out: dict[str, list[dict[str, Any]]] = {}
+            for rec in self._slice(subject, device, dtype, problem).to_dict("records"):
+                out.setdefault(rec["realization"], []).append(rec)
+            return out
+
+        return self._memoized(("records", subject.id, device, dtype, key(problem)), compute)  # type: ignore[no-any-return]
 
     def points(self, subject: Subject, r: "Realization", shape: Mapping[str, int], dtype: str,
                problem: Mapping[str, Any]) -> list[dict[str, Any]]:

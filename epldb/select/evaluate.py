@@ -87,15 +87,16 @@ def evaluate(lab: "Catalog", subjects: Iterable[str] | None = None, selector: Se
             device, dtype, *values = group if isinstance(group, tuple) else (group,)
             problem = dict(zip(keys, values))
             for shape_key, hidden in rows.groupby("shape", sort=True):
+                records = hidden.to_dict("records")
                 only: dict[str, list[dict[str, Any]]] = {}
-                for rec in hidden.to_dict("records"):
+                for rec in records:
                     only.setdefault(rec["realization"], []).append(rec["point"])
                 preds = selector.predictions(subject, hidden["shape_d"].iloc[0], dtype, problem, device,
                                              exclude_shape=shape_key, only=only)
                 if not preds:
                     continue  # no realization measured here was measured anywhere else
                 pick = preds[0]
-                timed = {(r["realization"], r["params"]): r for r in hidden.to_dict("records")}
+                timed = {(r["realization"], r["params"]): r for r in records}
                 mine = timed[(pick.realization, key(pick.point))]
                 best = min(timed.values(), key=lambda r: r["time_ms"])
                 cells.append(Cell(device, sid, dtype, problem, shape_key, pick.realization, pick.point,

@@ -90,9 +90,9 @@ class RealizationModel:
     """Fitted on the observations (epldb.select.observations) of one realization at one device,
     dtype and problem."""
 
-    def __init__(self, realization: str, obs: "pandas.DataFrame") -> None:
+    def __init__(self, realization: str, obs: "pandas.DataFrame | Sequence[Mapping[str, Any]]") -> None:
         self.realization = realization
-        records = obs.to_dict("records")
+        records = obs.to_dict("records") if hasattr(obs, "to_dict") else list(obs)
         self.by_shape: dict[str, list[dict[str, Any]]] = {}
         for rec in records:
             self.by_shape.setdefault(rec["shape"], []).append(rec)
