@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from epldb.contracts import Contract, Peer, make_rng
+from epldb.contracts.base import shape_sizes
 from epldb.contracts.dtypes import to_float64
 from epldb.evidence import Row, canonical_json
 from epldb.launch import ResolvedStep
@@ -456,12 +457,9 @@ def shapes_for(contract: Contract, quick: bool, shapes: Sequence[str] = ()) -> t
     if tuple(shapes) == SWEEP:
         return tuple(dict(s) for s in contract.sweep_shapes)
     names = contract.shape_vars
-    out = []
-    for text in shapes:
-        parts = text.lower().split("x")
-        if len(parts) == len(names) and all(p.isdigit() and int(p) > 0 for p in parts):
-            out.append(dict(zip(names, (int(p) for p in parts))))
-    return tuple(out)
+    sized = (shape_sizes(text) for text in shapes)
+    return tuple(dict(zip(names, sizes)) for sizes in sized
+                 if sizes is not None and len(sizes) == len(names) and min(sizes) > 0)
 
 
 def _dtype_shapes(contract: Contract, members: Members, quick: bool,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from epldb.catalog import Catalog
 from epldb.cli.common import UsageError, check_selection, load_catalog, parse_where, select_realizations
+from epldb.contracts.base import shape_sizes
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,8 +55,8 @@ def bench(args: argparse.Namespace) -> int:
     if args.sweep and args.shape:
         raise UsageError("give --sweep or --shape, not both")
     for text in args.shape:
-        parts = text.lower().split("x")
-        if not all(p.isdigit() and int(p) > 0 for p in parts):
+        sizes = shape_sizes(text)
+        if sizes is None or min(sizes) < 1:
             raise UsageError(f"--shape {text!r}: positive integers joined by 'x', e.g. 8192x32001 (rows x cols) or "
                              "1000003 (n)")
     return bench_command(cat, args.ids, args.quick, args.out, args.resume, where=parse_where(args.where),

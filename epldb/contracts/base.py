@@ -68,6 +68,16 @@ class Peer:
     tolerance: "dict[str, Tolerance] | None" = None
 
 
+def shape_sizes(text: str) -> tuple[int, ...] | None:
+    """The integers of a shape written as text, '8192x32001' ('x' or '×' between them, spaces
+    ignored), in the order written; None when it is not such text. Zeros pass: callers say why a
+    size must be positive, in their own terms."""
+    parts = str(text).lower().replace("×", "x").split("x")
+    if not all(p.strip().isdigit() for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
+
+
 def uniform01(rng: Any, count: int) -> Any:
     """``count`` uniform doubles in [0, 1) from a NumPy Generator or a CuPy random state."""
     if hasattr(rng, "random_sample"):  # CuPy's (and NumPy's legacy) RandomState

@@ -190,8 +190,7 @@ class Selector:
         best, rest = preds[0], preds[1:]
         r = self.lab.realizations[best.realization]
         if not aligned(subject, shape_d, dtype) and best.basis != "measured":
-            obs = self._slice(subject, here, dtype, problem)
-            if not (~obs[obs["realization"] == best.realization]["aligned"].astype(bool)).any():
+            if all(rec["aligned"] for rec in self._records(subject, here, dtype, problem).get(best.realization, [])):
                 note = "; ".join(filter(None, [note, (
                     "rows here are not 16-byte aligned and the evidence times only aligned ones: the vector "
                     "kernels' scalar path is not in the prediction")]))
@@ -213,14 +212,14 @@ class Selector:
                               + (f" (it takes: {', '.join(keys)})" if keys else ""))
         out = {}
         for k in keys:
-            values = sorted({str(subject.problem_of(p)[k]) for r in subject.realizations for p in r.points()})
+            # By the text of each value, as a command line gives it: '256' is the tile 256.
+            typed = {str(v): v for v in (subject.problem_of(p)[k] for r in subject.realizations for p in r.points())}
+            values = sorted(typed)
             if k not in given:
                 raise SelectError(f"{subject.id} needs {k}= one of {', '.join(values)}")
-            if str(given[k]) not in values:
+            if str(given[k]) not in typed:
                 raise SelectError(f"{k}={given[k]!r} is not one of {', '.join(values)}")
-            typed = {str(subject.problem_of(p)[k]): subject.problem_of(p)[k]
-                     for r in subject.realizations for p in r.points()}
-            out[k] = typed[str(given[k])]  # '256' from a command line is the tile 256
+            out[k] = typed[str(given[k])]
         return out
 
     def _device(self, subject: Subject, device: str | None, dtype: str,

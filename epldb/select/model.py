@@ -171,7 +171,7 @@ class RealizationModel:
         below = [b for b in self.best if b["x"] <= x]
         above = [b for b in self.best if b["x"] >= x]
         around = ([below[-1]] if below else []) + ([above[0]] if above and (not below or above[0] is not below[-1]) else [])
-        own = [(x0, r) for x0, r in self.points.get(key(point), [])]
+        own = self.points.get(key(point), [])
         rests = [_row(b) for b in around]
         if own:
             near = min(own, key=lambda p: abs(p[0] - x))[0]

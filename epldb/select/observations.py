@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from epldb.contracts import Contract, get_contract
+from epldb.contracts.base import shape_sizes
 from epldb.evidence import canonical_json
 
 if TYPE_CHECKING:
@@ -65,12 +66,12 @@ class Subject:
             if set(shape) != set(names):
                 raise SelectError(f"{self.id} takes a shape of {', '.join(names)}; got {', '.join(shape) or 'nothing'}")
         else:
-            parts = str(text).lower().replace("×", "x").split("x")
-            if len(parts) != len(names) or not all(p.strip().isdigit() for p in parts):
+            sizes = shape_sizes(str(text))
+            if sizes is None or len(sizes) != len(names):
                 raise SelectError(f"shape {text!r}: {self.id} takes {'x'.join(names).upper()} "
                                   f"({len(names)} positive integer(s) joined by 'x', e.g. "
                                   f"{'x'.join(str(v) for v in self.contract.bench_shapes(False)[0].values())})")
-            shape = dict(zip(names, (int(p) for p in parts)))
+            shape = dict(zip(names, sizes))
         bad = [k for k, v in shape.items() if v < 1]
         if bad:
             raise SelectError(f"shape {text!r}: {', '.join(bad)} must be at least 1")
