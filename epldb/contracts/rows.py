@@ -47,8 +47,11 @@ class RowContract(Contract):
         {"rows": 128, "cols": 262_144},
     )
     #: Off the full set's line of 2^25-2^26 elements (``bench --sweep``): rows that are not 16-byte
-    #: aligned (vocabulary sizes 32001 and 50257, 4097), lengths that are not powers of two, few
-    #: rows of long and of middling length, and many rows of short ones.
+    #: aligned (vocabulary sizes 32001, 50257 and 100003, 4097, 5003), lengths that are not powers of
+    #: two (hidden sizes 768, 1536, 12288), few rows of long and of middling length, many rows of
+    #: short ones, and the octaves between the full set's lengths (512, 2 Ki, 8 Ki, 32 Ki, 128 Ki):
+    #: the winner among the row operators' realizations changes within two octaves, so evidence
+    #: spaced wider leaves select guessing (docs/SELECT.md).
     sweep_shapes: ClassVar[tuple[Shape, ...]] = (
         {"rows": 8192, "cols": 32_001},
         {"rows": 2048, "cols": 50_257},
@@ -58,6 +61,15 @@ class RowContract(Contract):
         {"rows": 16, "cols": 131_072},
         {"rows": 64, "cols": 16_384},
         {"rows": 1_048_576, "cols": 64},
+        {"rows": 3000, "cols": 5003},
+        {"rows": 2048, "cols": 100_003},
+        {"rows": 65_536, "cols": 512},
+        {"rows": 16_384, "cols": 1536},
+        {"rows": 8192, "cols": 2048},
+        {"rows": 2048, "cols": 8192},
+        {"rows": 1024, "cols": 12_288},
+        {"rows": 512, "cols": 32_768},
+        {"rows": 256, "cols": 131_072},
     )
 
     def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:

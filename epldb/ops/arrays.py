@@ -106,20 +106,12 @@ def empty(like: Array, shape: tuple[int, ...], dtype: str) -> tuple[Any, int]:
     return a, int(a.data.ptr)
 
 
-_STREAMS: dict[int, Any] = {}
-
-
-def stream_of(like: Array) -> Any:
-    """The stream to launch on: PyTorch's current stream for tensors (as a CuPy ExternalStream,
-    kept per handle), CuPy's current stream for CuPy arrays."""
-    cupy = cupy_module()
+def stream_of(like: Array) -> int:
+    """The stream handle to launch on: PyTorch's current stream for tensors, CuPy's current stream
+    for CuPy arrays."""
     if like.library == "torch":
         import torch
 
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what torch.compile's kernels read
-        handle = raw(like.device) if raw is not None else torch.cuda.current_stream(like.device).cuda_stream
-        s = _STREAMS.get(handle)
-        if s is None:
-            s = _STREAMS[handle] = cupy.cuda.ExternalStream(handle, like.device)  # CuPy 13 and 14 both have it
-        return s
-    return cupy.cuda.get_current_stream()
+        return int(raw(like.device)) if raw is not None else int(torch.cuda.current_stream(like.device).cuda_stream)
+    return int(cupy_module().cuda.get_current_stream().ptr)

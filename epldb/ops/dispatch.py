@@ -6,15 +6,20 @@ shape, then per call only bind pointers and launch on the caller's stream.
   domain), and selects again when it does not.
 - The plan (runner.prepare: the cubin loaded once per process, the launch steps resolved for the
   shape) is cached per exact shape, ``PLANS`` of them at most, least recently used dropped.
-- A call binds device pointers (``np.uint64``), the float scalars it was given (``eps``) as float32
-  and the plan's integers, and launches each step on PyTorch's current stream for tensors, CuPy's
-  for CuPy arrays. Outputs and scratch buffers come from the caller's library, so PyTorch's caching
-  allocator and stream order hold.
+- A call writes its device pointers and the float scalars it was given (``eps``) into the step's
+  argument block, made once with the plan (one C value a kernel parameter, and the array of their
+  addresses cuLaunchKernel reads), and launches each step through the driver on PyTorch's current
+  stream for tensors, CuPy's for CuPy arrays. A launch the driver refuses (a thread whose current
+  context is another device's) is retried once inside the device's context, then reported.
+  Outputs and scratch buffers come from the caller's library, so PyTorch's caching allocator and
+  stream order hold.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,6 +37,9 @@ if TYPE_CHECKING:
 PLANS = 512
 
 
+_C_TYPES = {"array": ctypes.c_uint64, "scalar": ctypes.c_float, "value": ctypes.c_int32}
+
+
 @dataclass(frozen=True)
 class Step:
     function: Any
@@ -39,8 +47,25 @@ class Step:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared: int
-    args: tuple[tuple[str, Any], ...]  # ("array", name) | ("scalar", (name, default)) | ("value", np scalar)
+    args: tuple[tuple[str, Any], ...]  # ("array", name) | ("scalar", (name, default)) | ("value", int)
     arrays: tuple[str, ...]
+    # The argument block: one C value per kernel parameter (integers written once), and the
+    # addresses array passed as cuLaunchKernel's kernelParams; a call rewrites pointers and scalars.
+    values: tuple[Any, ...]
+    params: Any
+    params_at: int  # its address
+    pointers: tuple[tuple[Any, str], ...]  # (C value, array name)
+    scalars: tuple[tuple[Any, str, float], ...]  # (C value, scalar name, its default)
+
+    @classmethod
+    def make(cls, function: Any, fallback: Any | None, grid: tuple[int, int, int], block: tuple[int, int, int],
+             shared: int, args: tuple[tuple[str, Any], ...]) -> "Step":
+        values = tuple(_C_TYPES[kind](v if kind == "value" else 0) for kind, v in args)
+        params = (ctypes.c_void_p * max(len(values), 1))(*(ctypes.addressof(v) for v in values))
+        return cls(function, fallback, grid, block, shared, args,
+                   tuple(n for kind, n in args if kind == "array"), values, params, ctypes.addressof(params),
+                   tuple((c, v) for c, (kind, v) in zip(values, args) if kind == "array"),
+                   tuple((c, v[0], v[1]) for c, (kind, v) in zip(values, args) if kind == "scalar"))
 
 
 @dataclass(frozen=True)
@@ -64,6 +89,8 @@ class Dispatcher:
         # Loaded modules are the process's, made on the first device used (epldb.runner keeps one
         # per realization), so the ops serve that one device.
         self.device: int | None = None
+        # Argument blocks are shared by every call of a plan: a call fills and launches under this.
+        self._lock = threading.Lock()
 
     @property
     def catalog(self) -> "Catalog":
@@ -101,8 +128,6 @@ class Dispatcher:
         return choice
 
     def plan(self, subject: str, shape: Mapping[str, int], dtype: str, problem: Mapping[str, Any]) -> Plan:
-        import numpy as np
-
         from epldb.occupancy import allow_dynamic_shared
         from epldb.runner import prepare
 
@@ -125,11 +150,10 @@ class Dispatcher:
                 if isinstance(a, ArrayArg):
                     args.append(("array", a.name))
                 elif a.dtype == "float32":
-                    args.append(("scalar", (a.text, np.float32(a.value))))
+                    args.append(("scalar", (a.text, float(a.value))))
                 else:
-                    args.append(("value", np.int32(a.value)))
-            steps.append(Step(fn, fallback, step.grid, step.block, step.shared_bytes, tuple(args),
-                              tuple(n for kind, n in args if kind == "array")))
+                    args.append(("value", int(a.value)))
+            steps.append(Step.make(fn, fallback, step.grid, step.block, step.shared_bytes, tuple(args)))
         scratch = tuple((s.name, s.dtype, s.count, s.zero) for s in launcher.plan.scratch)
         plan = Plan(choice, tuple(steps), scratch)
         self.plans[key] = plan
@@ -147,8 +171,6 @@ class Dispatcher:
 
     def launch(self, plan: Plan, x: Array, pointers: dict[str, int], scalars: Mapping[str, float]) -> list[Any]:
         """Launch the plan's steps; returns the scratch buffers (kept alive until the launch is queued)."""
-        import numpy as np
-
         keep = []
         for name, dtype, count, zero in plan.scratch:
             buf, ptr = empty(x, (max(count, 1),), dtype)
@@ -158,18 +180,25 @@ class Dispatcher:
             keep.append(buf)
         cupy = cupy_module()
         stream = stream_of(x)
-        try:
-            with cupy.cuda.Device(x.device):
-                for step in plan.steps:
-                    fn = step.function
-                    if step.fallback is not None and any(pointers[n] % 16 for n in step.arrays):
-                        fn = step.fallback
-                    args = tuple(np.uint64(pointers[v]) if kind == "array"
-                                 else (np.float32(scalars.get(v[0], v[1])) if kind == "scalar" else v)
-                                 for kind, v in step.args)
-                    fn(step.grid, step.block, args, shared_mem=step.shared, stream=stream)
-        except cupy.cuda.driver.CUDADriverError as exc:
-            raise RunError("runtime-error", f"{plan.choice.realization}: the launch failed: {exc}") from exc
+        driver = cupy.cuda.driver
+        with self._lock:
+            for step in plan.steps:
+                fn = step.function
+                if step.fallback is not None and any(pointers[n] % 16 for n in step.arrays):
+                    fn = step.fallback
+                for c, name in step.pointers:
+                    c.value = pointers[name]
+                for c, name, default in step.scalars:
+                    c.value = scalars.get(name, default)
+                launch = (fn.ptr, *step.grid, *step.block, step.shared, stream, step.params_at, 0)
+                try:
+                    driver.launchKernel(*launch)
+                except driver.CUDADriverError:
+                    try:  # this thread's current context may be another device's: retry inside x's
+                        with cupy.cuda.Device(x.device):
+                            driver.launchKernel(*launch)
+                    except driver.CUDADriverError as exc:
+                        raise RunError("runtime-error", f"{plan.choice.realization}: the launch failed: {exc}") from exc
         return keep
 
 

@@ -173,6 +173,36 @@ def test_leading_dimensions_and_cross_entropy_reductions_follow_torch() -> None:
 
 
 @pytest.mark.gpu
+def test_calls_from_other_threads_and_streams_match() -> None:
+    """The argument blocks are shared by every call of a plan: calls from threads that never touched
+    CUDA (no current context) and on a side stream give the same bits as the main thread's."""
+    import threading
+
+    torch = pytest.importorskip("torch")
+    x = torch.randn(513, 4097, device="cuda")
+    w = torch.rand(4097, device="cuda") + 0.5
+    want = ops.rmsnorm(x, w, eps=1e-5)
+    got: list[Any] = [None] * 8
+
+    def work(i: int) -> None:
+        for _ in range(20):
+            got[i] = ops.rmsnorm(x, w, eps=1e-5)
+        torch.cuda.synchronize()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(got))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(g is not None and torch.equal(g, want) for g in got)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        y = ops.rmsnorm(x, w, eps=1e-5)
+    side.synchronize()
+    assert torch.equal(y, want)
+
+
+@pytest.mark.gpu
 def test_bad_tensors_raise_before_any_launch() -> None:
     torch = pytest.importorskip("torch")
     x = torch.randn(64, 128, device="cuda")
