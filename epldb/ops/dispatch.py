@@ -9,8 +9,8 @@ shape, then per call only bind pointers and launch on the caller's stream.
 - A call writes its device pointers and the float scalars it was given (``eps``) into the step's
   argument block, made once with the plan (one C value a kernel parameter, and the array of their
   addresses cuLaunchKernel reads), and launches each step through the driver on PyTorch's current
-  stream for tensors, CuPy's for CuPy arrays. A launch the driver refuses (a thread whose current
-  context is another device's) is retried once inside the device's context, then reported.
+  stream for tensors, CuPy's for CuPy arrays. A launch the driver refuses (a thread with no
+  current context, or another device's) is retried once after cudaSetDevice, then reported.
   Outputs and scratch buffers come from the caller's library, so PyTorch's caching allocator and
   stream order hold.
 """
@@ -194,10 +194,13 @@ class Dispatcher:
                 try:
                     driver.launchKernel(*launch)
                 except driver.CUDADriverError:
-                    try:  # this thread's current context may be another device's: retry inside x's
-                        with cupy.cuda.Device(x.device):
-                            driver.launchKernel(*launch)
-                    except driver.CUDADriverError as exc:
+                    # A thread that never touched CUDA has no current context, and one that switched
+                    # devices has another's: cudaSetDevice makes x's primary context current (CuPy's
+                    # Device context skips it when the runtime already reports that device).
+                    try:
+                        cupy.cuda.runtime.setDevice(x.device)
+                        driver.launchKernel(*launch)
+                    except (driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError) as exc:
                         raise RunError("runtime-error", f"{plan.choice.realization}: the launch failed: {exc}") from exc
         return keep
 
