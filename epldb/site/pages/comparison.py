@@ -39,8 +39,10 @@ def realizations_compared(site: Site, page: Page, subject: Primitive | Operator,
         if latest.empty:
             latest = V.latest(rows, fresh_only=False)
         page.para("Each realization at its best parameter point per shape (passing rows only), the peers "
-                  "measured in the same runs, and the device's bandwidth ceiling. Bandwidth is the "
-                  "contract's minimal bytes moved divided by the median time.")
+                  "measured in the same runs, and the device's bandwidth ceiling; open markers: timed "
+                  "but failing verification. Bandwidth is the contract's minimal bytes moved divided by the "
+                  "median time; the axis spans the measured band. Below each chart, the fastest "
+                  "realization's speedup over each peer at each shape.")
         _charts(site, page, latest, subject.id, site.order(subject.id))
     else:
         page.para(f"{NO_EVIDENCE}: no realization of this {kind} has been measured on a GPU "
@@ -129,7 +131,8 @@ def _charts(site: Site, page: Page, latest: "pd.DataFrame", subject: str, order:
 
 def _comparison_chart(site: Site, page: Page, rows: "pd.DataFrame", device: str, problem: tuple[str, str],
                       title: str, stem: str, subjects: dict[str, str] | None = None) -> str:
-    """All realizations (best point per shape) and peers across shapes, with the ceiling."""
+    """All realizations (best point per shape) and peers across shapes, with the ceiling; then the
+    best realization's speedup over each peer at each shape."""
     pr = V.of_problem(rows[rows["device"] == device], problem)
     best = V.best_per_shape(pr)
     shapes = V.ordered_shapes(pr[pr["timed"]])
@@ -138,12 +141,19 @@ def _comparison_chart(site: Site, page: Page, rows: "pd.DataFrame", device: str,
     for kind in ("realization", "peer"):
         for subject in sorted(set(best[best["kind"] == kind]["subject"])):
             b = best[best["subject"] == subject]
-            own = str(b["subject_label"].iloc[0])
-            if kind == "realization" and "/" in own:
-                own = own.split("/", 1)[1]  # the chart is of one primitive: its realizations' names suffice
-            label = (subjects or {}).get(subject, own)
-            colour = site.colour_of(str(b["primitive"].iloc[0]), kind, subject if kind == "realization" else label)
-            series.append(Series(label, kind, {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])}, colour))
+            label = _series_label(b, kind, subject, subjects)
+            peer = subject.split("/", 1)[-1] if kind == "peer" else ""
+            colour = site.colour_of(str(b["primitive"].iloc[0]), kind, subject) if kind == "realization" else None
+            series.append(Series(label, kind, {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])}, colour,
+                                 peer=peer))
+    # A realization timed but failing the contract at every shape would vanish from the chart: it is
+    # drawn hollow, its fastest timed point per shape, so the table's "incorrect" has its picture.
+    timed = pr[(pr["kind"] == "realization") & pr["timed"] & pr["gbps"].notna()]
+    for subject in sorted(set(timed["subject"]) - set(best["subject"])):
+        b = timed[timed["subject"] == subject].sort_values("gbps", kind="stable").drop_duplicates("shape", keep="last")
+        label = _series_label(b, "realization", subject, subjects) + " (fails verification)"
+        series.append(Series(label, "realization", {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])},
+                             site.colour_of(str(b["primitive"].iloc[0]), "realization", subject), hollow=True))
     ceilings = V.Ceilings(rows)
     ceiling = {labels[s]: c for s in shapes if (c := ceilings.at(device, problem[0], s)) is not None}
     # The size-matched reference of the ceiling the contract is judged by: a read kernel is no
@@ -154,8 +164,37 @@ def _comparison_chart(site: Site, page: Page, rows: "pd.DataFrame", device: str,
                  if refs is not None else {})
     chart = Chart(title=title, shapes=[labels[s] for s in shapes], series=series, ceiling=ceiling,
                   ceiling_label=site.ceiling_label(device, ceiling), reference=reference,
-                  reference_label=AT_SIZE_LABELS.get(judged_by or "read", ""))
-    return site.chart(page, stem, chart)
+                  reference_label=AT_SIZE_LABELS.get(judged_by or "read", ""), from_zero=False)
+    out = site.chart(page, stem, chart)
+    speedup = speedup_chart(chart, f"{title}: speedup of the best realization over each peer")
+    if speedup is not None:
+        out += site.chart(page, f"{stem}-speedup", speedup)
+    return out
 
 
-__all__ = ["realizations_compared"]
+def _series_label(b: "pd.DataFrame", kind: str, subject: str, subjects: dict[str, str] | None) -> str:
+    own = str(b["subject_label"].iloc[0])
+    if kind == "realization" and "/" in own:
+        own = own.split("/", 1)[1]  # the chart is of one primitive: its realizations' names suffice
+    return (subjects or {}).get(subject, own)
+
+
+def speedup_chart(chart: Chart, title: str) -> Chart | None:
+    """Per shape, the fastest passing realization's GB/s over each peer's (above 1: ahead of it),
+    from the series of a comparison chart; None without a realization and a peer at one shape."""
+    fastest: dict[str, float] = {}
+    for s in chart.series:
+        if s.kind == "realization" and not s.hollow:
+            for x, v in s.values.items():
+                fastest[x] = max(fastest.get(x, 0.0), v)
+    series = [Series(s.label, "peer", {x: fastest[x] / v for x, v in s.values.items() if x in fastest and v > 0},
+                     s.colour, peer=s.peer)
+              for s in chart.series if s.kind == "peer"]
+    series = [s for s in series if s.values]
+    if not series:
+        return None
+    return Chart(title=title, shapes=chart.shapes, series=series, level=1.0, level_label="level with the peer (1x)",
+                 ylabel="speedup: best realization GB/s / peer GB/s", value_name="speedup", from_zero=False)
+
+
+__all__ = ["realizations_compared", "speedup_chart"]

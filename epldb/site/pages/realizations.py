@@ -28,6 +28,7 @@ MAX_ROWS_SHOWN = 60  # evidence rows listed on a realization page; the run files
 
 
 POINTS_SHOWN = 24  # parameter points listed at the largest shape; a CSV beside the page holds them all
+POINTS_CHARTED = 4  # parameter points drawn beside the best-per-shape line (each measured at two shapes or more)
 
 
 def write_realization(site: Site, r: Realization) -> Page:
@@ -286,14 +287,27 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
             scope = V.of_problem(timed[timed["device"] == device], problem)
             shapes = V.ordered_shapes(scope)
             labels = shape_labels(scope)
-            # One line per parameter point (the six best at the largest shape), the peers, the ceiling.
+            # The best point at every measured shape (one line), then the parameter points measured
+            # at more than one shape that are fastest at the largest, the peers and the ceiling. A
+            # point timed at one shape only is a dot that hides the rest: the table lists it.
             ok = scope[scope["passed"]]
             largest = shapes[-1]
+            best_line = V.best_per_shape(scope)
+            series: list[Series] = []
+            if not best_line.empty:
+                series.append(Series("best point at each shape", "realization",
+                                     {labels[s]: float(g) for s, g in zip(best_line["shape"], best_line["gbps"])}, 0))
+            else:  # timed, but failing verification everywhere: its fastest timed point per shape, hollow
+                fails = scope[scope["gbps"].notna()].sort_values("gbps", kind="stable").drop_duplicates("shape", keep="last")
+                series.append(Series("fastest point at each shape (fails verification)", "realization",
+                                     {labels[s]: float(g) for s, g in zip(fails["shape"], fails["gbps"])}, 0,
+                                     hollow=True))
+            spans = ok.groupby("knobs_label", sort=False)["shape"].nunique()
             ranked = ok[ok["shape"] == largest].sort_values("gbps", ascending=False, kind="stable")["knobs_label"].tolist()
-            keep = list(dict.fromkeys(ranked))[:6] or list(dict.fromkeys(ok["knobs_label"]))[:6]
-            series = [Series(label or "(default)", "realization",
-                             {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])})
-                      for label in keep for b in [ok[ok["knobs_label"] == label]]]
+            keep = [k for k in dict.fromkeys(ranked) if spans.get(k, 0) > 1][:POINTS_CHARTED]
+            series += [Series(label or "(default)", "realization",
+                              {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])}, i)
+                       for i, label in enumerate(keep, 1) for b in [ok[ok["knobs_label"] == label]]]
             peers = V.of_problem(V.latest(context, fresh_only=not stale_only), problem)
             peers = V.best_per_shape(peers[(peers["kind"] == "peer") & (peers["device"] == device)])
             for subject in sorted(set(peers["subject"])):
@@ -301,14 +315,14 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
                 if not b.empty:
                     plabel = str(b["subject_label"].iloc[0])
                     series.append(Series(plabel, "peer", {labels[s]: float(g) for s, g in zip(b["shape"], b["gbps"])},
-                                         site.colour_of(r.subject, "peer", plabel)))
+                                         peer=subject.split("/", 1)[-1]))
             ceiling = {labels[s]: c for s in shapes if (c := ceilings.at(device, problem[0], s))}
             label = V.problem_label(problem) or "all"
             title = f"{r.id} on {device}: {label}" + (" (stale)" if stale_only else "")
             page.heading(4, f"{device}: {label}")
             page.raw(site.chart(page, f"{r.name}-{device}-{'-'.join(problem)}",
                                 Chart(title=title, shapes=[labels[s] for s in shapes], series=series, ceiling=ceiling,
-                                      ceiling_label=site.ceiling_label(device, ceiling))))
+                                      ceiling_label=site.ceiling_label(device, ceiling), from_zero=False)))
             best_at = best_by_shape(V.best_per_shape(scope), r.id)
             page.raw(table(["shape", "best point", "GB/s", "% ceiling", "median ms (p10–p90)", "points timed",
                             "target", "status"],
