@@ -1,6 +1,7 @@
 """Count what the generated charts get wrong: charts whose realization series are single dots
 while the chart spans several shapes, charts with no realization series at all, and legends
-whose text runs past the SVG's viewBox (by the same per-character estimate the charts lay out with).
+whose text runs past the SVG's viewBox (by the same per-character estimate the charts lay out with)
+or was cut short to stay inside it.
 
 Reads site_src/generated/ (``python3 -m epldb site`` writes it); each chart is an SVG beside the
 CSV of exactly what it plots. History charts (x = runs, not shapes) are left out of the first two
@@ -19,6 +20,8 @@ from pathlib import Path
 
 CHAR_W = 0.62  # ems per character: epldb/site/charts.py's estimate
 _VIEWBOX = re.compile(r'viewBox="0 0 ([\d.]+) ([\d.]+)"')
+# A legend label (11 px) cut short with an ellipsis, its whole text left to a tooltip.
+_SHORTENED = re.compile(r'font-size="11">(?:<title>[^<]*</title>)?[^<]*…')
 _TEXT = re.compile(r'<text x="([\d.-]+)" y="([\d.-]+)"([^>]*)>(.*?)</text>', re.S)
 
 
@@ -46,11 +49,15 @@ def legend_overflows(svg: str) -> bool:
 
 
 def audit(root: Path) -> dict[str, int]:
-    counts = {"charts": 0, "single-dot series": 0, "no realization series": 0, "legend outside viewBox": 0}
+    counts = {"charts": 0, "shape charts": 0, "single-dot series": 0, "no realization series": 0,
+              "legend outside viewBox": 0, "legend label shortened": 0}
     for svg in sorted(root.rglob("charts/*.svg")):
         counts["charts"] += 1
-        if legend_overflows(svg.read_text(encoding="utf-8")):
+        text = svg.read_text(encoding="utf-8")
+        if legend_overflows(text):
             counts["legend outside viewBox"] += 1
+        if _SHORTENED.search(text):
+            counts["legend label shortened"] += 1
         table = svg.with_suffix(".csv")
         if not table.exists():
             continue
@@ -60,6 +67,7 @@ def audit(root: Path) -> dict[str, int]:
             rows = list(reader)
         if len(header) < 3 or header[2] != "shape":
             continue  # a history chart: its x is runs
+        counts["shape charts"] += 1
         xs = {r[2] for r in rows if r[1] in ("realization", "peer")}
         points: dict[str, int] = defaultdict(int)
         for r in rows:

@@ -83,7 +83,7 @@ def make_synthetic(dst: Path) -> Path:
         "features": [{"feature": "reduction-summarizable", "where": "the row sum"},
                      {"feature": "mergeable-state", "where": f"partial sums {HOSTILE}"}],
         "decomposition": [{"name": "rows", "primitive": "block-reduce", "role": "one block per row"}],
-        "peers": ["torch.sum"], "contract": "block-tile-reduce"})
+        "peers": ["torch-eager", "cupy"], "contract": "block-tile-reduce"})
     for name in ("warp-shuffle", "shared-tree"):
         data = yaml.safe_load((REPO / "catalog" / "realizations" / "block-reduce" / f"{name}.yaml").read_text())
         if name == "warp-shuffle":

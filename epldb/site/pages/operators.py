@@ -53,8 +53,7 @@ def write_operator(site: Site, o: Operator) -> Page:
     page.raw("<div><p>Realizations of the whole operator, each composed from building blocks (realizations of "
              "its stages' primitives). Measurement contract: "
              + (f"<code>{esc(o.contract)}</code>" if o.contract else "none yet")
-             + ". Peers to compare against: " + ", ".join(f"<code>{esc(x)}</code>" for x in o.peers)
-             + ".</p></div>")
+             + ". Peers timed beside them: " + _peers(o) + ".</p></div>")
     realizations_compared(site, page, o, "operator",
                            "No realization of this operator exists yet: one is a record "
                            f"<code>catalog/realizations/{esc(o.id)}/NAME.yaml</code> with "
@@ -65,6 +64,16 @@ def write_operator(site: Site, o: Operator) -> Page:
     _against_the_peers(site, page, o)
     close_record_page(site, page, o)
     return page
+
+
+def _peers(o: Operator) -> str:
+    """The operator's peers by name, each with what its contract runs (lint rule peers-measured
+    keeps the names to those the contract implements)."""
+    from epldb.contracts import get_contract
+
+    contract = get_contract(o.contract)
+    titles = {p.name: p.title for p in contract.peers()} if contract is not None else {}
+    return "; ".join(f"<code>{esc(x)}</code>" + (f" ({esc(titles[x])})" if x in titles else "") for x in o.peers)
 
 
 def _against_the_peers(site: Site, page: Page, o: Operator) -> None:
