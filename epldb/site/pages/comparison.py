@@ -15,6 +15,7 @@ from epldb.site.html import Page, badge, dash, table
 from epldb.site.pages.common import (NO_EVIDENCE, best_by_shape, det_cell, err_cell, fresh_cell, gbps_pct,
                                      shape_labels)
 from epldb.site.pages.site import Site
+from epldb.site.uses import stage_kernels
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,6 +30,13 @@ def realizations_compared(site: Site, page: Page, subject: Primitive | Operator,
     ones), then the charts across shapes; the same on primitive and operator pages."""
     realizations = site.cat.realizations_of(subject.id)
     rows = site.rows_of_primitive(subject.id)  # evidence rows by subject: the realization id's first part
+    through = stage_kernels(site.cat, subject) if isinstance(subject, Operator) else []
+    if through:  # no kernel of its own: its stages' kernels that compute it whole, with their evidence
+        realizations = through
+        rows = _rows_of_kernels(site, through, str(subject.contract))
+        page.para("No realization files under this operator: its kernels are realizations of its stages' "
+                  f"primitives measured under its contract, <code>{esc(str(subject.contract))}</code> "
+                  "(each computes the whole operator as the contract defines it).")
     if not realizations:
         page.para(none_yet, "epl-empty")
     else:
@@ -47,6 +55,20 @@ def realizations_compared(site: Site, page: Page, subject: Primitive | Operator,
     else:
         page.para(f"{NO_EVIDENCE}: no realization of this {kind} has been measured on a GPU "
                   "(<code>epldb bench</code> on a GPU machine writes the evidence).", "epl-empty")
+
+
+def _rows_of_kernels(site: Site, kernels: list[Realization], contract: str) -> "pd.DataFrame | None":
+    """The evidence of ``kernels`` and of the contract's peers and ceilings in the same runs."""
+    ev = site.ev
+    if ev is None:
+        return None
+    ids = {r.id for r in kernels}
+    own = ev["subject"].isin(ids) & (ev["kind"] == "realization")
+    runs = set(ev[own]["run"])
+    beside = ev["run"].isin(runs) & (((ev["kind"] == "peer") & ev["subject"].str.startswith(f"{contract}/"))
+                                     | (ev["kind"] == "ceiling"))
+    rows = ev[own | beside]
+    return rows if not rows.empty else None
 
 
 def _comparison_table(site: Site, page: Page, p: Primitive | Operator, realizations: list[Realization],

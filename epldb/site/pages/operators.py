@@ -19,6 +19,7 @@ from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
+from epldb.site.uses import stage_kernels, used_inside
 
 
 def write_operators_index(site: Site) -> Page:
@@ -28,7 +29,7 @@ def write_operators_index(site: Site) -> Page:
     page.raw(table(["operator", "stages", "features", "realizations", "summary"],
                    [[site.link(page, "operator", o.id),
                      " → ".join(site.link_id(page, "primitive", s.primitive) for s in o.decomposition),
-                     str(len(o.features)), str(len(site.cat.realizations_of(o.id))),
+                     str(len(o.features)), str(len(site.cat.realizations_of(o.id)) or len(stage_kernels(site.cat, o))),
                      prose_inline(first_sentence(o.summary))]
                     for o in site.cat.operators.values()], numeric=[2, 3]))
     return page
@@ -45,10 +46,13 @@ def write_operator(site: Site, o: Operator) -> Page:
     page.raw(table(["feature", "where it shows"],
                    [[site.link(page, "feature", f.feature), prose_inline(f.where)] for f in o.features]))
     page.heading(2, "Stages")
-    page.raw(table(["#", "stage", "primitive", "realizations", "role"],
+    page.raw(table(["#", "stage", "primitive", "realizations", "used inside", "role"],
                    [[str(i), esc(s.name), site.link(page, "primitive", s.primitive),
-                     str(len(site.cat.realizations_of(s.primitive))), prose_inline(s.role)]
-                    for i, s in enumerate(o.decomposition, 1)], numeric=[3]))
+                     str(len(site.cat.realizations_of(s.primitive))), str(len(used_inside(site.cat, s.primitive))),
+                     prose_inline(s.role)]
+                    for i, s in enumerate(o.decomposition, 1)], numeric=[3, 4],
+                   caption_html="Realizations: of the primitive itself. Used inside: realizations that compose "
+                                "it as a building block, this operator's kernels among them."))
     page.heading(2, "Realizations compared")
     page.raw("<div><p>Realizations of the whole operator, each composed from building blocks (realizations of "
              "its stages' primitives). Measurement contract: "
@@ -128,10 +132,12 @@ def _decomposition_flow(site: Site, page: Page, o: Operator) -> str:
         prim = site.cat.primitives.get(s.primitive)
         fam = f'<span class="epl-fam epl-fam--{esc(prim.family)}">{esc(site.family_title(prim.family))}</span>' if prim else ""
         n = len(site.cat.realizations_of(s.primitive))
+        inside = len(used_inside(site.cat, s.primitive))
         stages.append(f'<div class="epl-stage"><div class="epl-stage__n">{i}</div>'
                       f'<div class="epl-stage__name">{esc(s.name)}</div>'
                       f'<div class="epl-stage__prim">{site.link(page, "primitive", s.primitive)}</div>{fam}'
-                      f'<div class="epl-stage__meta">{n} realization{"s" if n != 1 else ""}</div></div>')
+                      f'<div class="epl-stage__meta">{n} realization{"s" if n != 1 else ""} · '
+                      f'used inside {inside}</div></div>')
     arrow = '<div class="epl-arrow" aria-hidden="true">→</div>'
     return (f'<div class="epl-decomp"><div class="epl-decomp__op"><div class="epl-decomp__label">operator</div>'
             f"<strong>{esc(o.title)}</strong></div>{arrow}"

@@ -12,13 +12,14 @@ from epldb.site import layout
 from epldb.site import views as V
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
-from epldb.site.html import Page, dash, gbps, pct, table
+from epldb.site.html import Page, badge, dash, gbps, pct, table
 from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import facts, first_sentence, record_paths, subject_nav
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
+from epldb.site.uses import used_inside
 
 
 def write_primitives_index(site: Site) -> Page:
@@ -42,10 +43,11 @@ def _primitive_rows(site: Site, page: Page, prims: list[Primitive]) -> str:
         h = V.headline(site.ev, p.id, site.order(p.id)) if site.ev is not None else None
         best = (f"{site.link(page, 'realization', str(h.best['subject']))} {gbps(h.best['gbps'])} GB/s "
                 f"<small>{pct(h.best['frac_ceiling'])}</small>") if h else dash()
+        inside = len(used_inside(site.cat, p.id))
         rows.append([site.link(page, "primitive", p.id), esc(p.scope),
                      f"{len(rs)} <small>({verified} verified)</small>" if rs else dash(),
-                     best, prose_inline(first_sentence(p.summary))])
-    return table(["primitive", "scope", "realizations", "best measured", "summary"], rows)
+                     str(inside) if inside else dash(), best, prose_inline(first_sentence(p.summary))])
+    return table(["primitive", "scope", "realizations", "used inside", "best measured", "summary"], rows)
 
 
 def write_family(site: Site, fam: str) -> Page:
@@ -95,12 +97,29 @@ def write_primitive(site: Site, p: Primitive) -> Page:
                            f"<code>epldb new realization {esc(p.id)} NAME</code> "
                            f"({page.a(layout.CONTRIBUTING, 'how')}).")
     which_realization_when(site, page, p)
+    _used_inside(site, page, p)
 
     page.heading(2, "Costs traded")
     page.raw(table(["cost", "how this primitive spends or saves it"],
                    [[f'<span class="epl-nowrap">{esc(c.factor)}</span>', prose_inline(c.note)] for c in p.costs]))
     close_record_page(site, page, p)
     return page
+
+
+def _used_inside(site: Site, page: Page, p: Primitive) -> None:
+    """The realizations that compose this primitive (or one of its realizations) as a building
+    block: an operator's kernels use primitives they do not realize."""
+    uses = used_inside(site.cat, p.id)
+    page.heading(2, "Used inside these realizations")
+    if not uses:
+        page.para("No realization names this primitive among the building blocks it composes.", "epl-empty")
+        return
+    page.raw(table(["realization", "realizes", "as the block", "status"],
+                   [[site.link(page, "realization", u.realization.id), site.subject_link(page, u.realization.subject),
+                     site.link_id(page, "realization" if "/" in u.block else "primitive", u.block),
+                     badge(u.realization.status)] for u in uses],
+                   caption_html=f"{len(uses)} realization(s) whose <code>composes</code> names "
+                                f"<code>{esc(p.id)}</code> or one of its realizations."))
 
 
 def _pages(site: Site) -> Iterator[Page]:
