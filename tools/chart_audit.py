@@ -5,7 +5,7 @@ or was cut short to stay inside it.
 
 Reads site_src/generated/ (``python3 -m epldb site`` writes it); each chart is an SVG beside the
 CSV of exactly what it plots. History charts (x = runs, not shapes) are left out of the first two
-counts: one point per run is what they mean to show.
+counts: one point per run is what they mean to show; nor are speedup charts (one series per peer).
 
     python3 tools/chart_audit.py [site_src/generated]
 """
@@ -49,7 +49,7 @@ def legend_overflows(svg: str) -> bool:
 
 
 def audit(root: Path) -> dict[str, int]:
-    counts = {"charts": 0, "shape charts": 0, "single-dot series": 0, "no realization series": 0,
+    counts = {"charts": 0, "shape charts": 0, "speedup charts": 0, "single-dot series": 0, "no realization series": 0,
               "legend outside viewBox": 0, "legend label shortened": 0}
     for svg in sorted(root.rglob("charts/*.svg")):
         counts["charts"] += 1
@@ -67,6 +67,9 @@ def audit(root: Path) -> dict[str, int]:
             rows = list(reader)
         if len(header) < 3 or header[2] != "shape":
             continue  # a history chart: its x is runs
+        if len(header) > 3 and header[3] == "speedup":  # a speedup chart: peers only, by design
+            counts["speedup charts"] += 1
+            continue
         counts["shape charts"] += 1
         xs = {r[2] for r in rows if r[1] in ("realization", "peer")}
         points: dict[str, int] = defaultdict(int)

@@ -158,6 +158,10 @@ def write_synthetic_evidence(root: Path) -> None:
             peer = {"dtype": "float32", "op": op, "tile": 1024}
             rows.append(row(RUN, "block-tile-reduce/torch-eager", "peer", peer, {"n": n}, 1000 + 2900 * scale))
             rows.append(row(RUN, "block-tile-reduce/cupy", "peer", peer, {"n": n}, 1200 + 3000 * scale))
+    # A parameter point timed at the largest shape only, fastest there: charts must still draw the
+    # best point at every shape, not this point as a lone dot.
+    rows.append(row(RUN, "block-reduce/warp-shuffle", "realization",
+                    {"block": 1024, "items": 16, "dtype": "float32", "op": "sum"}, {"n": shapes[-1]}, 4190.0))
     # An older run on an earlier kernel source: stale rows are listed, never chosen as best.
     rows.append(row(OLD_RUN, "block-reduce/shared-tree", "realization",
                     {"block": 128, "items": 4, "dtype": "float32", "op": "sum"}, {"n": 1 << 20}, 9999.0,

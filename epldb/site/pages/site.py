@@ -62,7 +62,6 @@ class Site:
         self.pending_charts: list[tuple[Chart, str, str]] = []
         self._rows_r: dict[str, Any] = {}  # evidence rows by realization / primitive, filtered once
         self._rows_p: dict[str, Any] = {}
-        self._peers: dict[str, list[str]] = {}
         self._ceilings: dict[str, list[tuple[str, float]]] = {}
         self._references: dict[tuple[str, str], Any] = {}
 
@@ -160,16 +159,12 @@ class Site:
         return Leads(self.cat, self.ev, commits)
 
     def colour_of(self, primitive_id: str, kind: str, label: str) -> int | None:
-        """A fixed palette slot per realization (catalog order) and per peer (sorted), so a series
-        keeps its colour on every chart of the primitive."""
-        if kind == "realization":
-            ids = [r.id for r in self.cat.realizations_of(primitive_id)]
-            return ids.index(label) if label in ids else None
-        if primitive_id not in self._peers:
-            rows = self.rows_of_primitive(primitive_id)
-            self._peers[primitive_id] = sorted(set(rows[rows["kind"] == "peer"]["subject_label"])) if rows is not None else []
-        peers = self._peers[primitive_id]
-        return peers.index(label) if label in peers else None
+        """A fixed palette slot per realization (catalog order), so a series keeps its colour on
+        every chart of the primitive. Peers take their colour from their name (charts.PEER_COLOURS)."""
+        if kind != "realization":
+            return None
+        ids = [r.id for r in self.cat.realizations_of(primitive_id)]
+        return ids.index(label) if label in ids else None
 
     def size_references(self, device: str, ceiling: str) -> "pd.DataFrame | None":
         """V.size_references of the evidence, once per device and ceiling (a scan of every row)."""
