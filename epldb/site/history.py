@@ -4,8 +4,9 @@ every build (no record holds these numbers).
 
 History: one chart per device and problem (dtype, and the contract's other peer parameters), x the
 bench runs that timed the realization, oldest first, each labelled with its date and the short
-commit it measured; one line per shape (at most ``MAX_SHAPES`` of the newest run's sweep: its
-smallest, largest and evenly between), each point the best GB/s of any parameter point of the
+commit it measured; one line per shape (at most ``MAX_SHAPES`` of the shapes the most runs timed:
+a history is of shapes measured again, not of a sweep's one-off shapes; the smallest, the largest
+and evenly between), each point the best GB/s of any parameter point of the
 realization at that shape in that run (passing rows). A run whose rows are stale (the kernel has
 changed since) is drawn shaded, its points open.
 """
@@ -74,7 +75,9 @@ def histories(rid: str, rows: "pd.DataFrame", order: dict[str, list[object]],
         here = ok[ok["device"] == device]
         for problem in V.problems(here, order):
             scope = V.of_problem(here, problem)
-            shapes = V.reference_shapes(scope[scope["run"] == max(scope["run"])], limit=MAX_SHAPES)
+            runs_at = scope.groupby("shape")["run"].nunique()
+            shapes = V.reference_shapes(scope[scope["shape"].isin(runs_at[runs_at == runs_at.max()].index)],
+                                        limit=MAX_SHAPES)
             scope = scope[scope["shape"].isin(shapes)]
             best = scope.groupby(["shape", "run"], sort=False)["gbps"].max()
             runs = sorted(set(scope["run"]))  # run ids begin with their UTC time

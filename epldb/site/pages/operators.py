@@ -17,6 +17,7 @@ from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import first_sentence, record_paths, subject_nav
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
+from epldb.site.pages.leaderboard import leaderboard
 from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
 from epldb.site.uses import stage_kernels, used_inside
@@ -39,6 +40,9 @@ def write_operator(site: Site, o: Operator) -> Page:
     page = Page(site.page_of(o), o.title, crumbs=[(layout.OPERATORS_INDEX, "Operators"), (None, o.title)])
     page.raw(f'<div class="epl-prose">{prose(o.summary)}</div>')
     page.raw(f'<div class="epl-math"><pre><code>{esc(o.math)}</code></pre></div>')
+    # Decision first: which realization where, then how far ahead of the peers and the ceiling.
+    which_realization_when(site, page, o)
+    leaderboard(site, page, o)
     page.heading(2, "Decomposition")
     page.para("Operator → structural features → execution primitives, stage by stage in execution order.")
     page.raw(_decomposition_flow(site, page, o))
@@ -64,7 +68,6 @@ def write_operator(site: Site, o: Operator) -> Page:
                            f"<code>operator: {esc(o.id)}</code>, its kernel under "
                            f"<code>kernels/operators/{esc(o.id)}/</code>. Its stages' primitives are measured on "
                            "their own pages.")
-    which_realization_when(site, page, o)
     _against_the_peers(site, page, o)
     close_record_page(site, page, o)
     return page

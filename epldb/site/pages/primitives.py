@@ -17,6 +17,7 @@ from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import facts, first_sentence, record_paths, subject_nav
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
+from epldb.site.pages.leaderboard import leaderboard
 from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
 from epldb.site.uses import used_inside
@@ -90,13 +91,15 @@ def write_primitive(site: Site, p: Primitive) -> Page:
     if p.also_in:
         pairs.append(("also in", "; ".join(esc(x) for x in p.also_in)))
     page.raw(facts(pairs))
+    # Decision first: which realization where, then how far ahead of the peers and the ceiling.
+    which_realization_when(site, page, p)
+    leaderboard(site, page, p)
 
     page.heading(2, "Realizations compared")
     realizations_compared(site, page, p, "primitive",
                            "No realization of this primitive exists yet. Add one with "
                            f"<code>epldb new realization {esc(p.id)} NAME</code> "
                            f"({page.a(layout.CONTRIBUTING, 'how')}).")
-    which_realization_when(site, page, p)
     _used_inside(site, page, p)
 
     page.heading(2, "Costs traded")

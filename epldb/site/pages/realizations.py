@@ -113,7 +113,7 @@ def _latest_runs(site: Site, page: Page, r: Realization) -> None:
     if charts:
         page.heading(3, "History across runs")
         page.para("Every bench run that timed it, oldest first, labelled with its date and the commit it measured; "
-                  f"a line per shape (up to {history.MAX_SHAPES} of the newest run's sweep), each point its best "
+                  f"a line per shape (up to {history.MAX_SHAPES} of the shapes the most runs timed), each point its best "
                   "passing rate at that shape in that run. Shaded, the points open: a run of a kernel source that "
                   "has changed since (stale rows).")
     for h in charts:
