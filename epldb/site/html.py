@@ -112,6 +112,29 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "e
             f"</div></div>")
 
 
+def source_block(summary_html: str, text: str, *, anchor: str | None = None, opened: bool = False) -> str:
+    """Source text as plain escaped ``<pre>`` in a closed ``<details>``. Not highlighted: Pygments'
+    spans and line-number tables made a kernel's source five times its size on every page that
+    showed it; the raw file is linked beside it for line numbers and a text editor."""
+    ident = f' id="{esc(anchor)}"' if anchor else ""
+    state = " open" if opened else ""
+    return (f'<details class="epl-details epl-code"{ident}{state}><summary>{summary_html}</summary>'
+            f'<pre><code>{esc(text)}</code></pre></details>')
+
+
+def human_bytes(n: object) -> str:
+    """A byte count for people: 150,994,944 → '144 MiB'; text that is not a count as it is."""
+    try:
+        value = float(str(n))
+    except ValueError:
+        return str(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" or value >= 100 else f"{value:.1f} {unit}"
+        value /= 1024
+    return str(n)
+
+
 def badge(text: str, kind: str | None = None) -> str:
     k = layout.slug(kind or text)
     return f'<span class="epl-badge epl-badge--{esc(k)}">{esc(text)}</span>'

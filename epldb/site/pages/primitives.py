@@ -122,8 +122,6 @@ def _nav(site: Site) -> list[Any]:
     for fam in site.families():
         items: list[Any] = [layout.family(fam)]
         items += [subject_nav(site, p) for p in site.cat.primitives.values() if p.family == fam]
-        if fam == layout.UNFILED:
-            items += [{esc(r.title): site.page_of(r)} for r in site.orphans()]
         prims.append({esc(site.family_title(fam)): items})
     return prims
 

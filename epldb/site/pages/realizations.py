@@ -13,7 +13,7 @@ from epldb.site import views as V
 from epldb.site.charts import Chart, Series
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
-from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, table
+from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, source_block, table
 from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import (NO_EVIDENCE, basis_anchor, best_by_shape, det_cell, flatten, local_includes,
                                      record_paths, shape_labels)
@@ -165,6 +165,9 @@ def _launch_plan(r: Realization) -> str:
 
 
 def _kernel_source(site: Site, page: Page, r: Realization) -> None:
+    """The entry points, the kernel's source (plain, collapsed, with its raw file copied once under
+    ``generated/kernels/``) and links to the headers it includes, whose sources are on the basis
+    pages: a header is shown once on the site, not on every realization that includes it."""
     root = site.cat.root
     path = root / r.kernel_path
     page.raw("<div><p>Entry points: " + ", ".join(
@@ -174,19 +177,26 @@ def _kernel_source(site: Site, page: Page, r: Realization) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         page.para(f"The kernel source <code>{esc(r.kernel_path)}</code> cannot be read: {esc(exc)}", "epl-empty")
         return
-    page.code(source, "cuda", title=str(r.kernel_path), linenums=True)
+    raw = layout.source_copy(str(r.kernel_path))
+    site.out.files[raw] = path.read_bytes()
+    lines = source.count("\n") + (0 if source.endswith("\n") else 1)
+    page.raw(source_block(f"<code>{esc(r.kernel_path)}</code> ({lines} lines) · "
+                          f'<a href="{esc(layout.rel(page.path, raw))}">raw file</a>', source))
     include = root / "kernels" / "include"
     direct = local_includes(include, source, path.parent, deep=False)
     everything = local_includes(include, source, path.parent)
     if direct:
-        page.para("The building blocks it includes directly, from <code>kernels/include/</code> (the codegen basis):")
-        for rel_name, text in direct:
-            page.collapsible_code(f"kernels/include/{rel_name}", text, "cuda")
+        page.raw("<div><p>The building blocks it includes directly, from <code>kernels/include/</code> (the "
+                 "codegen basis; each links to its source there): " + ", ".join(
+                     _basis_link(page, name) for name, _ in direct) + ".</p></div>")
     deeper = [name for name, _ in everything if name not in {n for n, _ in direct}]
     if deeper:
-        page.raw("<div><p>And through them: " + ", ".join(
-            f'<a href="{esc(page.href(layout.BASIS))}#{esc(basis_anchor(name))}"><code>{esc(name)}</code></a>'
-            for name in deeper) + ".</p></div>")
+        page.raw("<div><p>And through them: " + ", ".join(_basis_link(page, name) for name in deeper) + ".</p></div>")
+
+
+def _basis_link(page: Page, rel_name: str) -> str:
+    return (f'<a href="{esc(page.href(layout.basis_room(rel_name)))}#{esc(basis_anchor(rel_name))}">'
+            f"<code>{esc(rel_name)}</code></a>")
 
 
 def _resources(site: Site, page: Page, r: Realization, builds: dict[str, Any]) -> str:
