@@ -176,3 +176,24 @@ def test_the_built_pages_keep_their_sources_verbatim(synthetic_site) -> None:
     page = synthetic_site.html(synthetic_site.pages[f"realization:{r.id}"]).read_text(encoding="utf-8")
     shown = re.search(r'class="epl-details epl-code"><summary>.*?</summary><pre><code>(.*?)</code></pre>', page, re.S)
     assert shown is not None and std_html.unescape(shown.group(1)).strip() == source.strip()
+
+
+def test_the_device_page_writes_sizes_for_people_and_groups_its_runs(synthetic_site) -> None:
+    device = next(k for k in synthetic_site.pages if k.startswith("device:"))
+    html = synthetic_site.html(synthetic_site.pages[device]).read_text(encoding="utf-8")
+    key_facts = html.split("Full environment of the newest run", 1)[0]
+    assert "140 GiB" in key_facts and "150113804288" not in key_facts
+    assert "140 GiB (150113804288 B)" in html  # the exact count stays in the full environment
+    days = re.findall(r"<summary>(\d{4}-\d\d-\d\d): (\d+) runs?</summary>", html)
+    assert days and days == sorted(days, reverse=True), days
+
+
+def test_a_realization_page_outside_the_nav_has_its_own_contents(synthetic_site) -> None:
+    page = synthetic_site.html(synthetic_site.pages["realization:block-reduce/warp-shuffle"])
+    html = page.read_text(encoding="utf-8")
+    contents = re.search(r'<nav class="epl-contents" aria-label="contents">(.*?)</nav>', html, re.S)
+    assert contents is not None
+    anchors = re.findall(r'href="#([^"]+)"', contents.group(1))
+    assert {"strategy", "kernel-source", "evidence"} <= set(anchors)
+    ids = parse(page).ids
+    assert all(a in ids for a in anchors), [a for a in anchors if a not in ids]

@@ -72,7 +72,9 @@ def write_room(site: Site, room: str, headers: list[tuple[str, Path]]) -> Page:
     page = Page(room, f"kernels/include/{folder}/",
                 crumbs=[(layout.BASIS, "Codegen basis"), (None, f"{folder}/")])
     page.para(f"The sources of the {len(headers)} headers of <code>kernels/include/{esc(folder)}/</code>; "
-              f"{page.a(layout.BASIS, 'the basis index')} says what each is and which realizations include it.")
+              f"{page.a(layout.BASIS, 'the basis index')} says what each is and which realizations include it. "
+              "Here: " + ", ".join(f'<a href="#{esc(basis_anchor(n))}"><code>{esc(posixpath.basename(n))}</code></a>'
+                                   for n, _ in headers) + ".")
     _sources(site, page, headers)
     return page
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from epldb.site import layout
 from epldb.site.escape import html as esc
-from epldb.site.html import Page, badge, dash, gbps, human_bytes, table
+from epldb.site.html import Page, badge, dash, gbps, human_bytes, size_field, table
 from epldb.site.pages.common import NO_EVIDENCE, devices, facts, flatten
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.site import Site
@@ -56,7 +56,8 @@ def write_device(site: Site, device: str) -> Page:
                  '<div><p class="epl-empty">No environment record for its newest run.</p></div>')
         if flat:
             page.raw(f'<details class="epl-details"><summary>Full environment of the newest run, '
-                     f"<code>{esc(newest.run)}</code></summary>" + facts([(k, esc(v)) for k, v in flat.items()])
+                     f"<code>{esc(newest.run)}</code></summary>"
+                     + facts([(k, esc(size_field(k, v))) for k, v in flat.items()])
                      + "</details>")
     page.heading(2, "Measured ceilings")
     _ceilings(site, page, device, runs)

@@ -14,7 +14,7 @@ from epldb.site import views as V
 from epldb.site.charts import Chart, Series
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
-from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, source_block, table
+from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, size_field, source_block, table
 from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import (NO_EVIDENCE, basis_anchor, best_by_shape, det_cell, facts, flatten,
                                      local_includes, record_paths, shape_labels)
@@ -40,7 +40,7 @@ def write_realization(site: Site, r: Realization) -> Page:
         if subject:
             crumbs.append((site.page_of(subject), subject.title))
     crumbs.append((None, r.title))
-    page = Page(site.page_of(r), r.title, crumbs=crumbs)
+    page = Page(site.page_of(r), r.title, crumbs=crumbs, contents=True)  # not in the nav: its own contents
     page.raw(f'<div class="epl-status">{badge(r.status)} <code>{esc(r.id)}</code> · realizes '
              f'{r.subject_kind} {site.link(page, r.subject_kind, r.subject)} · determinism '
              f'<code>{esc(r.determinism)}</code> · '
@@ -414,7 +414,7 @@ def _env_table(site: Site, page: Page, runs: list[str]) -> str:
                               + ", ".join(f"<code>{esc(k)}</code>" for k in varying) + "." if varying else None))
     if alike:
         out += (f'<details class="epl-details"><summary>Alike in every run that records them ({len(alike)} '
-                "fields)</summary>" + facts([(k, esc(next(f[k] for f in recorded if k in f))) for k in alike])
+                "fields)</summary>" + facts([(k, esc(size_field(k, next(f[k] for f in recorded if k in f)))) for k in alike])
                 + "</details>")
     return f"<div>{out}</div>"
 
