@@ -16,15 +16,19 @@ class Page:
     """One generated Markdown page: front matter, escaped headings, raw HTML blocks, code fences."""
 
     def __init__(self, path: str, title: str, *, crumbs: Sequence[tuple[str | None, str]] = (),
-                 hide_toc: bool = False) -> None:
+                 hide_toc: bool = False, contents: bool = False) -> None:
         self.path = path  # relative to site_src
         self.title = title
         self.hide_toc = hide_toc
+        # A page outside the nav gets no table of contents from the theme (toc.integrate puts it in the
+        # page's nav entry); ``contents`` writes one under the title, from the page's h2 headings.
+        self.contents: list[tuple[str, str]] | None = [] if contents else None
         self.parts: list[str] = []
         if crumbs:
             items = [self.a(to, text) if to else f"<span>{esc(text)}</span>" for to, text in crumbs]
             self.raw('<nav class="epl-crumbs" aria-label="breadcrumbs">' + " <span>›</span> ".join(items) + "</nav>")
         self.heading(1, title)
+        self._after_title = len(self.parts)
 
     # --- links -------------------------------------------------------------------------------
 
@@ -38,6 +42,9 @@ class Page:
     # --- content -----------------------------------------------------------------------------
 
     def heading(self, level: int, text: str, anchor: str | None = None) -> None:
+        if level == 2 and self.contents is not None:
+            anchor = anchor or layout.slug(text)
+            self.contents.append((anchor, text))
         attr = f" {{#{anchor}}}" if anchor else ""
         self.parts.append(f"{'#' * level} {md_inline(text)}{attr}\n")
 
@@ -80,7 +87,11 @@ class Page:
         if self.hide_toc:
             front += "hide:\n  - toc\n"
         front += "---\n\n"
-        return front + "\n".join(self.parts)
+        parts = list(self.parts)
+        if self.contents:
+            links = " · ".join(f'<a href="#{esc(anchor)}">{esc(text)}</a>' for anchor, text in self.contents)
+            parts.insert(self._after_title, f'<nav class="epl-contents" aria-label="contents">{links}</nav>\n')
+        return front + "\n".join(parts)
 
 
 def _backtick_runs(text: str) -> Iterable[str]:
@@ -110,6 +121,37 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "e
     return (f'<div class="{esc(cls)} md-typeset__scrollwrap"><div class="md-typeset__table">'
             f'<table>{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f"</div></div>")
+
+
+def source_block(summary_html: str, text: str, *, anchor: str | None = None, opened: bool = False) -> str:
+    """Source text as plain escaped ``<pre>`` in a closed ``<details>``. Not highlighted: Pygments'
+    spans and line-number tables made a kernel's source five times its size on every page that
+    showed it; the raw file is linked beside it for line numbers and a text editor."""
+    ident = f' id="{esc(anchor)}"' if anchor else ""
+    state = " open" if opened else ""
+    return (f'<details class="epl-details epl-code"{ident}{state}><summary>{summary_html}</summary>'
+            f'<pre><code>{esc(text)}</code></pre></details>')
+
+
+def human_bytes(n: object) -> str:
+    """A byte count for people: 150,994,944 → '144 MiB'; text that is not a count as it is."""
+    try:
+        value = float(str(n))
+    except ValueError:
+        return str(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" or value >= 100 else f"{value:.1f} {unit}"
+        value /= 1024
+    return str(n)
+
+
+def size_field(key: str, value: str) -> str:
+    """An environment field's value, a ``*_bytes`` count written for people with the exact count
+    after it (``140 GiB (150113804288 B)``); any other field as it is."""
+    if key.endswith("_bytes") and value.isdigit():
+        return f"{human_bytes(value)} ({value} B)"
+    return value
 
 
 def badge(text: str, kind: str | None = None) -> str:

@@ -12,10 +12,12 @@ realization's beside its operator's page (its kernel is under ``kernels/operator
     generated/operators/<operator>/<realization>.md
     generated/devices/<device>.md
     generated/experiments/index.md           every experiment, with its verdict
-    generated/experiments/<NNNN-slug>.md     one experiment (its runs' files under experiments/runs/)
+    generated/experiments/<NNNN-slug>.md     one experiment (its runs' files are its device's, under devices/)
     generated/selection.md                   the selection scored on shapes it did not see
     generated/evidence.md                    the evidence status
     generated/basis.md                       the device building blocks (kernels/include/epl/)
+    generated/basis/<room>.md                a room's header sources (epl/block/ → epl-block.md)
+    generated/kernels/...                    one raw copy of each kernel and header, linked from pages
 
 Links are relative so the built site works from ``file://``. Markdown links name the ``.md`` file
 (MkDocs checks and rewrites them); links inside raw HTML must name the built ``.html`` file, which
@@ -91,9 +93,19 @@ def experiment(experiment_id: str) -> str:
     return f"{GENERATED}/experiments/{slug(experiment_id)}.md"
 
 
-def experiment_files() -> str:
-    """Folder holding copies of the experiments' runs (CSV and environment)."""
-    return f"{GENERATED}/experiments/runs"
+def source_copy(repo_path: str) -> str:
+    """Where the site keeps its one copy of a repository file (a kernel, a header): under
+    ``generated/`` at its repository path, so pages link the raw file instead of each embedding it."""
+    return f"{GENERATED}/{repo_path}"
+
+
+def basis_room(rel_name: str) -> str:
+    """The basis page holding the source of ``kernels/include/<rel_name>``: one page per room
+    (``epl/block/x.cuh`` → ``generated/basis/epl-block.md``), the aggregators on the basis index."""
+    folder = posixpath.dirname(rel_name)
+    if "/" not in folder:
+        return BASIS
+    return f"{GENERATED}/basis/{slug(folder)}.md"
 
 
 def rel(from_page: str, to_path: str) -> str:

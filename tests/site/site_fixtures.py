@@ -172,7 +172,7 @@ def write_synthetic_evidence(root: Path) -> None:
         env = {"ceilings": {"copy": 4100.0, "read": ceiling}, "clocks": {"clocks.sm": "1980 MHz"},
                "compute_capability": "9.0", "driver": "580.00", "cuda_runtime_version": 13020, "cupy": "14.2.0",
                "git_commit": "0000000 <b>x</b>", "gpu": "NVIDIA H200 (synthetic)", "nvrtc": "13.0",
-               "run": run, "sm_count": 132, "torch": "2.11.0", "gpu_uuid": "GPU-aba6f9c0-61d7-d4a0-4f12-e8367d00f3f9",
+               "run": run, "sm_count": 132, "memory_bytes": 150113804288, "torch": "2.11.0", "gpu_uuid": "GPU-aba6f9c0-61d7-d4a0-4f12-e8367d00f3f9",
                "cluster_places": {"2": 66, "4": 33, "8": 15, "16": 7 if run == RUN else 8},
                "utc": f"{run[:4]}-{run[4:6]}-{run[6:8]}T{run[9:11]}:00:00+00:00"}
         (folder / f"{run}.env.json").write_text(json.dumps(env, indent=2), encoding="utf-8")

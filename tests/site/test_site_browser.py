@@ -130,7 +130,7 @@ def test_home_primitive_and_realization_pages_render(synthetic_site, tmp_path: P
     assert "<script>alert" not in prim
     real = dump_dom(tmp_path, pages["realization"])
     assert re.search(r'<img[^>]+class="epl-chart"', real), "the realization's chart is missing"
-    assert 'class="highlight' in real and "Launch plan" in real
+    assert 'class="epl-details epl-code"' in real and "Launch plan" in real
 
 
 def test_repository_site_renders(repo_site, tmp_path: Path) -> None:
@@ -158,3 +158,12 @@ def test_png_decoder_matches_pillow(synthetic_site, tmp_path: Path) -> None:
     assert (w, h) == (pw, ph)
     for y in (0, 500, 1999):
         assert rows[y] == prow[y]
+
+
+def test_the_error_page_is_styled_from_disk(synthetic_site, tmp_path: Path) -> None:
+    """404.html opened from file://: its stylesheets load (MkDocs writes them site-root-relative; the
+    hook makes them relative), so the header has the theme's indigo, not the unstyled page's white."""
+    png = screenshot(tmp_path, synthetic_site.site / "404.html", "error-page")
+    _, _, rows = pixels(png)
+    r, g, b = rows[10][640 * 3:640 * 3 + 3]
+    assert b > 150 and r < 110 and g < 120, f"the header is ({r}, {g}, {b}): the styles did not load"

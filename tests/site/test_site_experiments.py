@@ -61,9 +61,10 @@ def test_every_experiment_has_its_page_with_its_fields_and_runs(generated) -> No
             assert f"<code>{esc(c)}</code></a>" in md, (e.id, c)  # every concerned record resolves to a link
         for run in e.evidence:
             stored = next((REPO / "evidence").glob(f"*/experiments/{run}.parquet"))
-            copy = f"{layout.experiment_files()}/{layout.slug(run)}.parquet"
+            device = stored.parent.parent.name  # the one copy sits in its device's folder, not beside the page
+            copy = f"{layout.device_files(device)}/{layout.slug(run)}.parquet"
             assert files[copy] == stored.read_bytes(), run
-            assert f'href="runs/{layout.slug(run)}.parquet">Parquet</a>' in md
+            assert f'href="{layout.rel(page, copy)}">Parquet</a>' in md
             rows = pq.read_metadata(stored).num_rows
             assert f"<code>{esc(run)}</code>" in md and f">{rows}<" in md, run
     assert sum(len(e.evidence) for e in cat.experiments.values()) == 37
@@ -89,9 +90,13 @@ def test_record_pages_list_the_experiments_that_concern_them(generated) -> None:
     assert "## Experiments" not in _md(generated, page)
 
 
-def test_the_nav_has_the_experiments(generated) -> None:
-    nav = (generated.docs_dir / layout.NAV_FILE).read_text()
-    assert "Experiments:" in nav and layout.EXPERIMENTS_INDEX in nav and layout.experiment("0042-register-cluster-16") in nav
+def test_the_nav_has_the_experiments_index_and_leaves_each_experiment_to_it(generated) -> None:
+    import yaml
+
+    config = yaml.safe_load((generated.docs_dir / layout.NAV_FILE).read_text())
+    assert {"Experiments": layout.EXPERIMENTS_INDEX} in config["nav"]
+    # Each experiment's page is linked from the index, and named in not_in_nav so --strict passes.
+    assert f"/{layout.experiment('0042-register-cluster-16')}" in config["not_in_nav"].splitlines()
 
 
 def test_experiment_text_is_escaped(tmp_path: Path) -> None:
@@ -101,7 +106,8 @@ def test_experiment_text_is_escaped(tmp_path: Path) -> None:
     md = _md(gen, layout.experiment(EXPERIMENT))
     assert "<script>" not in md and "<img" not in md and "javascript:x)" not in md.replace("[link](javascript:x)", "")
     assert esc(HOSTILE) in md and "<strong>bold</strong>" in md
-    assert f"{layout.experiment_files()}/{layout.slug(EXPERIMENT_RUN)}.parquet" in gen.output.files
+    assert any(path.endswith(f"/{layout.slug(EXPERIMENT_RUN)}.parquet") and path.startswith(f"{layout.GENERATED}/devices/")
+               for path in gen.output.files)
     realization = _md(gen, layout.realization("reduction", "block-reduce", "warp-shuffle"))
     assert "## Experiments" in realization and f"{EXPERIMENT}.html" in realization
     assert "<script>" not in realization

@@ -63,6 +63,37 @@ def nav(site: Site, kinds: tuple[PageKind, ...] = KINDS) -> list[Any]:
     return [{title: entry} for title, entry in sections.items()]
 
 
+def nav_paths(entries: Any) -> list[str]:
+    """Every page path a nav (as ``nav`` returns it) names, in order."""
+    if isinstance(entries, str):
+        return [entries]
+    if isinstance(entries, dict):
+        return [p for entry in entries.values() for p in nav_paths(entry)]
+    if isinstance(entries, list):
+        return [p for entry in entries for p in nav_paths(entry)]
+    return []
+
+
+def not_in_nav(out: Output, entries: list[Any]) -> str:
+    """MkDocs' ``not_in_nav`` for the generated pages the nav leaves out (realizations, experiments,
+    the basis rooms): they are built and linked from their parents' pages, and naming them here
+    keeps ``--strict`` (which treats an omitted page as a warning) passing. One anchored path a line,
+    gitignore style; paths are slugs, so nothing in them is a pattern character."""
+    listed = set(nav_paths(entries))
+    return "".join(f"/{path}\n" for path in sorted(out.pages) if path not in listed)
+
+
+def hooks_path(root: Path) -> str:
+    """The site's MkDocs hooks (``epldb/site/mkdocs_hooks.py``) as mkdocs.yml under ``root`` names
+    them: relative to the root when this package is the root's own, else absolute (a copy of the
+    catalog built by an installed epldb)."""
+    hooks = Path(__file__).resolve().parent.parent / "mkdocs_hooks.py"
+    try:
+        return hooks.relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return hooks.as_posix()
+
+
 def generate_pages(data: SiteData, docs_dir: Path, progress: Callable[[str], None] | None = None,
                    kinds: tuple[PageKind, ...] = KINDS) -> Output:
     """Write every generated page, chart and file under ``docs_dir/generated`` (replacing it)."""
@@ -71,8 +102,9 @@ def generate_pages(data: SiteData, docs_dir: Path, progress: Callable[[str], Non
     for kind in kinds:
         for page in kind.pages(site):
             out.add(page)
-    out.files[layout.NAV_FILE] = yaml.safe_dump({"nav": nav(site, kinds)}, sort_keys=False,
-                                                allow_unicode=True).encode("utf-8")
+    entries = nav(site, kinds)
+    config = {"nav": entries, "not_in_nav": not_in_nav(out, entries), "hooks": [hooks_path(data.catalog.root)]}
+    out.files[layout.NAV_FILE] = yaml.safe_dump(config, sort_keys=False, allow_unicode=True).encode("utf-8")
 
     target = docs_dir / layout.GENERATED
     if target.exists():
@@ -100,4 +132,4 @@ def record_pages(data: SiteData, kinds: tuple[PageKind, ...] = KINDS) -> dict[st
     return out
 
 
-__all__ = ["KINDS", "Output", "PageKind", "Site", "generate_pages", "nav", "record_pages"]
+__all__ = ["KINDS", "Output", "PageKind", "Site", "generate_pages", "hooks_path", "nav", "nav_paths", "not_in_nav", "record_pages"]

@@ -109,11 +109,10 @@ def record_paths(site: Site, kind: str, records: Mapping[str, Any]) -> dict[str,
 
 
 def subject_nav(site: Site, subject: Primitive | Operator) -> dict[str, Any]:
-    """A primitive's or an operator's nav entry: its page, then its realizations' pages."""
-    rs = site.cat.realizations_of(subject.id)
-    if not rs:
-        return {esc(subject.title): site.page_of(subject)}
-    return {esc(subject.title): [site.page_of(subject)] + [{esc(r.title): site.page_of(r)} for r in rs]}
+    """A primitive's or an operator's nav entry: its page under its id. Its realizations stay out of
+    the nav (every page carries the whole nav, and ~100 sentence-long titles would not fit a
+    screen); the subject's page lists and links them."""
+    return {esc(subject.id): site.page_of(subject)}
 
 
 def devices(site: Site) -> list[str]:

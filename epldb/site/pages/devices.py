@@ -1,5 +1,5 @@
 """Device pages: the index of devices that evidence was measured on, and a page per device with its
-environment, measured ceilings and runs (their files copied beside it). Listed in the nav under
+environment, measured ceilings and runs (their files copied beside it, the one copy the site keeps). Listed in the nav under
 Evidence."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 from epldb.site import layout
 from epldb.site.escape import html as esc
-from epldb.site.html import Page, badge, dash, gbps, ms, table
+from epldb.site.html import Page, badge, dash, gbps, human_bytes, size_field, table
 from epldb.site.pages.common import NO_EVIDENCE, devices, facts, flatten
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.site import Site
@@ -51,59 +51,107 @@ def write_device(site: Site, device: str) -> Page:
         ceilings = newest.env.get("ceilings")
         if isinstance(ceilings, dict) and ceilings:
             key.append(("ceilings (GB/s)", ", ".join(f"{n} {v}" for n, v in flatten(ceilings).items())))
+        key = [(k, human_bytes(v) if k.endswith("_bytes") else v) for k, v in key]
         page.raw(facts([(k, esc(v)) for k, v in key]) if key else
                  '<div><p class="epl-empty">No environment record for its newest run.</p></div>')
         if flat:
             page.raw(f'<details class="epl-details"><summary>Full environment of the newest run, '
-                     f"<code>{esc(newest.run)}</code></summary>" + facts([(k, esc(v)) for k, v in flat.items()])
+                     f"<code>{esc(newest.run)}</code></summary>"
+                     + facts([(k, esc(size_field(k, v))) for k, v in flat.items()])
                      + "</details>")
     page.heading(2, "Measured ceilings")
-    ceil_rows = []
+    _ceilings(site, page, device, runs)
+    page.heading(2, "Runs")
+    _runs(site, page, device, runs)
+    return page
+
+
+def _ceilings(site: Site, page: Page, device: str, runs: list[Any]) -> None:
+    """The ceilings each run recorded and the ceiling rows measured, one line per ceiling (a run
+    records every ceiling again, so the full lists, hundreds of rows, go to CSV files beside the page)."""
+    recorded: dict[str, list[tuple[str, str, str]]] = {}
     for i in runs:
         c = i.env.get("ceilings")
         if isinstance(c, dict):
             for name, v in flatten(c).items():
-                ceil_rows.append([esc(name), esc(v), esc(i.run), esc(i.utc[:19])])
+                recorded.setdefault(name, []).append((v, i.run, i.utc[:19]))
+    if recorded:
+        link = site.data_file(page, f"{device}-recorded-ceilings", ["ceiling", "value", "run", "utc"],
+                              [[name, *entry] for name, entries in recorded.items() for entry in entries])
+        page.raw(table(["ceiling", "newest value", "newest run", "runs recording it", "range over runs"],
+                       [[esc(name), esc(entries[-1][0]), esc(entries[-1][1]), str(len(entries)), _range(entries)]
+                        for name, entries in recorded.items()], numeric=[3],
+                       caption_html=f"From each run's environment record; every run's value: {link}."))
     ev = site.ev
     measured = ev[(ev["device"] == device) & (ev["kind"] == "ceiling")] if ev is not None else None
-    if ceil_rows:
-        page.raw(table(["ceiling", "value", "run", "UTC"], ceil_rows, caption_html="From each run's environment record."))
     if measured is not None and not measured.empty:
-        page.raw(table(["ceiling", "dtype", "shape", "GB/s", "median ms", "run", "freshness"],
-                       [[esc(s), esc(d), esc(sl), gbps(g), ms(m), esc(run), badge("stale", "stale") if st else badge("fresh", "fresh")]
-                        for s, d, sl, g, m, run, st in zip(measured["subject"], measured["dtype"], measured["shape_label"],
-                                                           measured["gbps"], measured["time_ms_median"], measured["run"],
-                                                           measured["stale"])],
-                       numeric=[3, 4], caption_html="Rows of kind <code>ceiling</code>, measured in the same runs as the realizations."))
-    if not ceil_rows and (measured is None or measured.empty):
+        cols = ["subject", "dtype", "shape_label", "gbps", "time_ms_median", "run", "stale"]
+        link = site.data_file(page, f"{device}-ceiling-rows", ["subject", "dtype", "shape", "gbps", "median_ms",
+                                                                "run", "stale"],
+                              [list(row) for row in measured[cols].itertuples(index=False)])
+        body = []
+        for (subject, dtype), rows in measured.groupby(["subject", "dtype"], sort=True):
+            fresh = rows[~rows["stale"].astype(bool)]
+            body.append([esc(subject), esc(dtype), str(rows["shape_label"].nunique()), str(len(rows)),
+                         str(len(fresh)), gbps(rows["gbps"].max()), esc(max(rows["run"]))])
+        page.raw(table(["ceiling", "dtype", "shapes", "rows", "fresh rows", "best GB/s", "newest run"], body,
+                       numeric=[2, 3, 4, 5],
+                       caption_html="Rows of kind <code>ceiling</code>, measured in the same runs as the "
+                                    f"realizations; every row (shape, GB/s, median ms, run, freshness): {link}."))
+    if not recorded and (measured is None or measured.empty):
         page.para("No ceilings recorded for this device.", "epl-empty")
-    page.heading(2, "Runs")
-    rows = []
+
+
+def _range(entries: list[tuple[str, str, str]]) -> str:
+    try:
+        values = [float(v) for v, _, _ in entries]
+    except ValueError:
+        return dash()
+    low, high = min(values), max(values)
+    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+
+
+def _runs(site: Site, page: Page, device: str, runs: list[Any]) -> None:
+    """Every run with its files (the one copy the site keeps, which experiment pages link too),
+    grouped by the day it ran, newest first; the newest day open."""
+    ev = site.ev
     provenance = _provenance(site)
+    days: dict[str, list[list[str]]] = {}
     for i in runs:
-        dest = f"{layout.device_files(device)}/{layout.slug(i.run)}.parquet"
-        site.out.files[dest] = i.path.read_bytes()
-        env_link = ""
-        env_path = i.path.with_name(f"{i.run}.env.json")
-        if env_path.is_file():
-            env_dest = f"{layout.device_files(device)}/{layout.slug(i.run)}.env.json"
-            site.out.files[env_dest] = env_path.read_bytes()
-            env_link = f' · <a href="{esc(layout.rel(page.path, env_dest))}">environment</a>'
+        files = site.run_files(device, i.run, i.path, i.path.with_name(f"{i.run}.env.json"))
         n = int((ev["run"] == i.run).sum()) if ev is not None else 0
         subjects = sorted(set(ev[(ev["run"] == i.run) & (ev["kind"] == "realization")]["subject"])) if ev is not None else []
         holes = provenance.get(i.run)
         prov = badge("complete", "fresh") if holes == [] else (
             badge("incomplete", "stale") + " " + esc("; ".join(holes)) if holes else dash())
-        rows.append([f"<code>{esc(i.run)}</code>", esc(i.utc[:19]), esc(_board(i.env)) or dash(), str(n),
-                     ", ".join(site.link_id(page, "realization", s) for s in subjects) or dash(), prov,
-                     f'<a href="{esc(layout.rel(page.path, dest))}">Parquet</a>{env_link}'])
-    page.raw(table(["run", "UTC", "board", "rows", "realizations measured", "provenance", "files"], rows, numeric=[3],
-                   caption_html="Board: the GPU's UUID (its first eight digits) and, where the run recorded it, "
-                                "how many clusters of 16 blocks its GPCs place at once (a persistent cluster "
-                                "grid's SMs are 16 times that). Provenance: whether the run recorded its "
-                                "environment and a full commit of the history (or the hash of an uncommitted "
-                                "tree); the holes of older runs are shown as they are, not filled in."))
-    return page
+        links = " · ".join(f'<a href="{esc(layout.rel(page.path, dest))}">{esc(label)}</a>' for label, dest in files)
+        days.setdefault(i.utc[:10] or "undated", []).append(
+            [f"<code>{esc(i.run)}</code>", esc(i.utc[11:19]), esc(_board(i.env)) or dash(), str(n),
+             _measured(site, page, subjects), prov, links])
+    page.para(f"{len(runs)} runs on {len(days)} days, newest first. Board: the GPU's UUID (its first eight "
+              "digits) and, where the run recorded it, how many clusters of 16 blocks its GPCs place at once (a "
+              "persistent cluster grid's SMs are 16 times that). Provenance: whether the run recorded its "
+              "environment and a full commit of the history (or the hash of an uncommitted tree); the holes of "
+              "older runs are shown as they are, not filled in.")
+    for n, day in enumerate(sorted(days, reverse=True)):
+        rows = days[day]
+        page.raw(f'<details class="epl-details"{" open" if n == 0 else ""}><summary>{esc(day)}: '
+                 f"{len(rows)} run{'s' if len(rows) != 1 else ''}</summary>"
+                 + table(["run", "UTC", "board", "rows", "realizations measured", "provenance", "files"], rows,
+                         numeric=[3]) + "</details>")
+
+
+def _measured(site: Site, page: Page, subjects: list[str]) -> str:
+    """The realizations a run measured, by subject: ``softmax: a, b`` (each name a link)."""
+    by_subject: dict[str, list[str]] = {}
+    for rid in subjects:
+        subject, _, name = rid.partition("/")
+        record = site.cat.realizations.get(rid)
+        label = f"<code>{esc(name or rid)}</code>"
+        by_subject.setdefault(subject, []).append(
+            f'<a href="{esc(page.href(site.page_of(record)))}">{label}</a>' if record is not None else
+            f'<span class="epl-missing" title="not in the catalog">{esc(rid)}</span>')
+    return "; ".join(f"{esc(s)}: {', '.join(names)}" for s, names in by_subject.items()) or dash()
 
 
 def _provenance(site: Any) -> dict[str, list[str]]:

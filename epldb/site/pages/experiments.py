@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 from epldb.catalog import Catalog
 from epldb.lint.experiment_evidence import StoredRun, stored_runs
@@ -128,19 +127,12 @@ def _row_count(run: StoredRun) -> int | None:
 
 
 def _copy_run(site: Site, run: StoredRun) -> list[tuple[str, str]]:
-    """Copy a run's files beside the experiment pages (the sealed Parquet file as it is stored, and
-    its environment); the (label, destination) of each."""
+    """A run's files, kept once in its device's folder (evidence/<device>/experiments/<run> is
+    measured on <device>): the (label, destination) of each."""
     assert run.data is not None
-    base = layout.experiment_files()
-    out: list[tuple[str, str]] = []
-    dest = f"{base}/{layout.slug(run.run)}.parquet"
-    site.out.files[dest] = run.data.read_bytes()
-    out.append(("Parquet", dest))
-    if run.env_path is not None:
-        dest = f"{base}/{layout.slug(run.run)}.env.json"
-        site.out.files[dest] = run.env_path.read_bytes()
-        out.append(("environment", dest))
-    return out
+    known = site.data.runs.get(run.run)
+    device = known.device if known is not None else run.data.parent.parent.name
+    return site.run_files(device, run.run, run.data, run.env_path)
 
 
 def write_experiment(site: Site, e: Experiment, stored: dict[str, StoredRun]) -> Page:
@@ -168,9 +160,10 @@ def _pages(site: Site) -> Iterator[Page]:
         yield write_experiment(site, e, stored)
 
 
-def nav(site: Site) -> list[Any]:
-    """The Experiments section of the nav (titles escaped: themes print nav titles unescaped)."""
-    return [layout.EXPERIMENTS_INDEX] + [{esc(e.id): layout.experiment(e.id)} for e in site.cat.experiments.values()]
+def nav(site: Site) -> str:
+    """The Experiments section of the nav: the index alone, which lists and links every experiment
+    (a nav entry each would be dozens of lines in every page's sidebar)."""
+    return layout.EXPERIMENTS_INDEX
 
 
 def paths(site: Site) -> dict[str, str]:

@@ -70,7 +70,8 @@ def _pages(site: Site) -> Iterator[Page]:
 
 
 def _nav(site: Site) -> list[Any]:
-    return [layout.FEATURES_INDEX] + [{esc(f.title): site.page_of(f)} for f in site.cat.features.values()]
+    """The index, then each feature under its id: an id stays short whatever a title says."""
+    return [layout.FEATURES_INDEX] + [{esc(f.id): site.page_of(f)} for f in site.cat.features.values()]
 
 
 KIND = PageKind("feature", _pages, paths=lambda site: record_paths(site, "feature", site.cat.features),

@@ -1,7 +1,7 @@
 """Operator pages: the index of operator case studies, and a page per operator with its
 decomposition into features and primitives, its composed realizations compared, which one the
-evidence picks when, and its standing against the peers. The Operators nav section lists each
-operator's realizations under it."""
+evidence picks when, and its standing against the peers. The Operators nav section lists the
+operators by id; each operator's page links its realizations."""
 
 from __future__ import annotations
 

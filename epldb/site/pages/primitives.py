@@ -1,6 +1,6 @@
 """Primitive pages: the index of execution primitives by family, a page per family, and a page per
 primitive comparing its realizations and saying which one the evidence picks when. The Primitives
-nav section also lists each primitive's realizations (and the unfiled ones) under it."""
+nav section holds the index and the family pages; the pages below them are reached from those."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
 from epldb.site.html import Page, badge, dash, gbps, pct, table
 from epldb.site.pages.closing import close_record_page
-from epldb.site.pages.common import facts, first_sentence, record_paths, subject_nav
+from epldb.site.pages.common import facts, first_sentence, record_paths
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.leaderboard import leaderboard
@@ -140,14 +140,9 @@ def _paths(site: Site) -> dict[str, str]:
 
 
 def _nav(site: Site) -> list[Any]:
-    prims: list[Any] = [layout.PRIMITIVES_INDEX]
-    for fam in site.families():
-        items: list[Any] = [layout.family(fam)]
-        items += [subject_nav(site, p) for p in site.cat.primitives.values() if p.family == fam]
-        if fam == layout.UNFILED:
-            items += [{esc(r.title): site.page_of(r)} for r in site.orphans()]
-        prims.append({esc(site.family_title(fam)): items})
-    return prims
+    """The index and a page per family: each family's page lists its primitives, each primitive's its
+    realizations, so the nav stays a screen long however many records there are."""
+    return [layout.PRIMITIVES_INDEX] + [{esc(site.family_title(fam)): layout.family(fam)} for fam in site.families()]
 
 
 KIND = PageKind("primitive", _pages, paths=_paths, nav_title="Primitives", nav=_nav)

@@ -1,6 +1,7 @@
 """Realization pages: a page per realization (of a primitive, or composed for an operator) with its
 strategy, latest runs, parameters, launch plan, kernel source, resources, machine-code claims and
-evidence. Not a nav section of its own: the primitive and operator sections list realizations."""
+evidence. Not in the nav: each is linked from its primitive's or operator's page (and named in the generated
+``not_in_nav``)."""
 
 from __future__ import annotations
 
@@ -13,18 +14,15 @@ from epldb.site import views as V
 from epldb.site.charts import Chart, Series
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
-from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, table
+from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, size_field, source_block, table
 from epldb.site.pages.closing import close_record_page
-from epldb.site.pages.common import (NO_EVIDENCE, basis_anchor, best_by_shape, det_cell, flatten, local_includes,
-                                     record_paths, shape_labels)
+from epldb.site.pages.common import (NO_EVIDENCE, basis_anchor, best_by_shape, det_cell, facts, flatten,
+                                     local_includes, record_paths, shape_labels)
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.site import Site
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-MAX_ROWS_SHOWN = 60  # evidence rows listed on a realization page; the run files hold them all
 
 
 POINTS_SHOWN = 24  # parameter points listed at the largest shape; a CSV beside the page holds them all
@@ -43,7 +41,7 @@ def write_realization(site: Site, r: Realization) -> Page:
         if subject:
             crumbs.append((site.page_of(subject), subject.title))
     crumbs.append((None, r.title))
-    page = Page(site.page_of(r), r.title, crumbs=crumbs)
+    page = Page(site.page_of(r), r.title, crumbs=crumbs, contents=True)  # not in the nav: its own contents
     page.raw(f'<div class="epl-status">{badge(r.status)} <code>{esc(r.id)}</code> · realizes '
              f'{r.subject_kind} {site.link(page, r.subject_kind, r.subject)} · determinism '
              f'<code>{esc(r.determinism)}</code> · '
@@ -166,6 +164,9 @@ def _launch_plan(r: Realization) -> str:
 
 
 def _kernel_source(site: Site, page: Page, r: Realization) -> None:
+    """The entry points, the kernel's source (plain, collapsed, with its raw file copied once under
+    ``generated/kernels/``) and links to the headers it includes, whose sources are on the basis
+    pages: a header is shown once on the site, not on every realization that includes it."""
     root = site.cat.root
     path = root / r.kernel_path
     page.raw("<div><p>Entry points: " + ", ".join(
@@ -175,19 +176,26 @@ def _kernel_source(site: Site, page: Page, r: Realization) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         page.para(f"The kernel source <code>{esc(r.kernel_path)}</code> cannot be read: {esc(exc)}", "epl-empty")
         return
-    page.code(source, "cuda", title=str(r.kernel_path), linenums=True)
+    raw = layout.source_copy(str(r.kernel_path))
+    site.out.files[raw] = path.read_bytes()
+    lines = source.count("\n") + (0 if source.endswith("\n") else 1)
+    page.raw(source_block(f"<code>{esc(r.kernel_path)}</code> ({lines} lines) · "
+                          f'<a href="{esc(layout.rel(page.path, raw))}">raw file</a>', source))
     include = root / "kernels" / "include"
     direct = local_includes(include, source, path.parent, deep=False)
     everything = local_includes(include, source, path.parent)
     if direct:
-        page.para("The building blocks it includes directly, from <code>kernels/include/</code> (the codegen basis):")
-        for rel_name, text in direct:
-            page.collapsible_code(f"kernels/include/{rel_name}", text, "cuda")
+        page.raw("<div><p>The building blocks it includes directly, from <code>kernels/include/</code> (the "
+                 "codegen basis; each links to its source there): " + ", ".join(
+                     _basis_link(page, name) for name, _ in direct) + ".</p></div>")
     deeper = [name for name, _ in everything if name not in {n for n, _ in direct}]
     if deeper:
-        page.raw("<div><p>And through them: " + ", ".join(
-            f'<a href="{esc(page.href(layout.BASIS))}#{esc(basis_anchor(name))}"><code>{esc(name)}</code></a>'
-            for name in deeper) + ".</p></div>")
+        page.raw("<div><p>And through them: " + ", ".join(_basis_link(page, name) for name in deeper) + ".</p></div>")
+
+
+def _basis_link(page: Page, rel_name: str) -> str:
+    return (f'<a href="{esc(page.href(layout.basis_room(rel_name)))}#{esc(basis_anchor(rel_name))}">'
+            f"<code>{esc(rel_name)}</code></a>")
 
 
 def _resources(site: Site, page: Page, r: Realization, builds: dict[str, Any]) -> str:
@@ -276,7 +284,7 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
     ceilings = V.Ceilings(context)
 
     page.heading(3, "Verification")
-    page.raw(_verification_table(latest, order))
+    page.raw(_verification_table(site, page, r, latest, order))
 
     timed = latest[latest["timed"]]
     page.heading(3, "Timing")
@@ -344,30 +352,24 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
                 listed += f"<p>The fastest {POINTS_SHOWN} of {len(points)}; all of them: {link}.</p>"
             page.raw(f'<details class="epl-details"><summary>Every parameter point at {esc(labels[largest])} '
                      f"({len(at)})</summary>" + listed + "</details>")
-    shown = rows.iloc[::-1].head(MAX_ROWS_SHOWN)  # newest first
-    all_rows = [[page.a(layout.device(d), d), esc(run), esc(str(utc)[:19]), esc(t), esc(dt), esc(sl), esc(pl),
-                 badge(str(st)), sci(e1), sci(e2), esc(det), ms(m), gbps(g), pct(fc),
-                 badge("stale", "stale") if stale else badge("fresh", "fresh")]
-                for d, run, utc, t, dt, sl, pl, st, e1, e2, det, m, g, fc, stale in zip(
-                    shown["device"], shown["run"], shown["utc"], shown["target"], shown["dtype"], shown["shape_label"],
-                    shown["params_label"], shown["status"], shown["err_max_rel"], shown["err_rel_l2"],
-                    shown["deterministic"], shown["time_ms_median"], shown["gbps"], shown["frac_ceiling"], shown["stale"])]
-    more = len(rows) - len(shown)
-    caption = (f"The newest {len(shown)} of {len(rows)} rows; every row is in the runs' CSV files, linked from "
-               "the device pages." if more else "Newest first.")
-    page.raw(f'<details class="epl-details"><summary>Every row ({len(rows)})</summary>'
-             + table(["device", "run", "UTC", "target", "dtype", "shape", "params", "status", "max rel. err",
-                      "rel. L2 err", "det.", "median ms", "GB/s", "% ceiling", "freshness"], all_rows,
-                     numeric=[8, 9, 11, 12, 13], caption_html=esc(caption)) + "</details>")
+    # Every row is in its run's Parquet file, linked below; a table or CSV of the newest rows here
+    # repeated those files on every measured realization's page (a tenth of each page, or ~1 MB of CSV).
+    page.para(f"Every row ({len(rows)}) is in the Parquet files of its {rows['run'].nunique()} run(s), each linked "
+              "below beside its environment.")
     page.heading(3, "Environment of each run")
     page.raw(_env_table(site, page, sorted(set(rows["run"]), key=lambda x: (site.data.runs[x].utc if x in site.data.runs else "", x))))
 
 
-def _verification_table(latest: "pd.DataFrame", order: dict[str, list[object]]) -> str:
+FAILING_SHOWN = 12  # failing points listed on the page; a CSV beside it holds them all
+
+
+def _verification_table(site: Site, page: Page, r: Realization, latest: "pd.DataFrame",
+                        order: dict[str, list[object]]) -> str:
     """One line per problem: shapes checked, parameter points × shapes passed, worst errors,
-    determinism; the failing points listed under it."""
+    determinism; the first failing points listed under it, every one in a CSV file."""
     body = []
     failing: list[str] = []
+    failing_rows: list[list[object]] = []
     for problem in V.problems(latest, order):
         scope = V.of_problem(latest, problem)
         failed = scope[~scope["passed"]]
@@ -379,16 +381,28 @@ def _verification_table(latest: "pd.DataFrame", order: dict[str, list[object]]) 
         for _, row in failed.iterrows():
             failing.append(f"<li>{esc(V.problem_label(problem))} · {esc(row['shape_label'])} · "
                            f"{esc(row['knobs_label'])}: {badge(str(row['status']))} {esc(row['detail'])}</li>")
+            failing_rows.append([V.problem_label(problem), row["shape_label"], row["knobs_label"], row["status"],
+                                 row["detail"]])
     out = table(["problem", "shapes", "rows passed", "status", "worst max rel. err", "worst rel. L2 err",
                  "run-to-run"], body, numeric=[2, 4, 5],
                 caption_html="Newest row per parameter point and shape (verification and timing runs both "
                              "check results); errors against the float64 reference.")
     if failing:
-        out += '<div class="epl-problems"><p>Failing points:</p><ul>' + "".join(failing[:100]) + "</ul></div>"
+        more = ""
+        if len(failing) > FAILING_SHOWN:
+            link = site.data_file(page, f"{r.name}-failing", ["problem", "shape", "point", "status", "detail"],
+                                  failing_rows)
+            more = f"<p>The first {FAILING_SHOWN} of {len(failing)}; all of them: {link}.</p>"
+        out += ('<div class="epl-problems"><p>Failing points:</p><ul>' + "".join(failing[:FAILING_SHOWN]) + "</ul>"
+                + more + "</div>")
     return f"<div>{out}</div>"
 
 
 def _env_table(site: Site, page: Page, runs: list[str]) -> str:
+    """The runs that measured it, a line each (when, where, which commit, its environment file: the
+    device folder's one copy, which holds every field); then the fields all runs record alike, once.
+    A table of every field of every run repeated each run's environment on every page it measured,
+    up to 50 KB a page."""
     infos = [site.data.runs.get(run) for run in runs]
     flat = [flatten(i.env) if i else {} for i in infos]
     keys: list[str] = []
@@ -398,10 +412,33 @@ def _env_table(site: Site, page: Page, runs: list[str]) -> str:
                 keys.append(k)
     if not keys:
         return '<div><p class="epl-empty">No environment record (<code>&lt;run&gt;.env.json</code>) found for these runs.</p></div>'
-    header = ["", *runs]
-    rows = [[f"<code>{esc(k)}</code>", *(esc(f.get(k, "")) or dash() for f in flat)] for k in keys]
-    rows.insert(0, ["device", *(page.a(layout.device(i.device), i.device) if i else dash() for i in infos)])
-    return table(header, rows, cls="epl-table epl-env")
+    recorded = [f for f in flat if f]
+    alike = [k for k in keys if len({f[k] for f in recorded if k in f}) == 1]
+    varying = [k for k in keys if k not in alike]
+    rows = []
+    for run, info, f in zip(runs, infos, flat):
+        commit = f.get("git_commit", "")
+        dirty = " (uncommitted tree)" if f.get("git_dirty", "").lower() == "true" else ""
+        rows.append([f"<code>{esc(run)}</code>", esc(f.get("utc", "")[:19]) or dash(),
+                     page.a(layout.device(info.device), info.device) if info else dash(),
+                     (f"<code>{esc(commit[:12])}</code>{esc(dirty)}" if commit else dash()),
+                     esc(f.get("gpu_uuid", "").removeprefix("GPU-")[:8]) or dash(), _env_link(site, page, info)])
+    out = table(["run", "UTC", "device", "commit", "board", "files"], rows,
+                caption_html=("Fields that differ between these runs (each run's value is in its environment file): "
+                              + ", ".join(f"<code>{esc(k)}</code>" for k in varying) + "." if varying else None))
+    if alike:
+        out += (f'<details class="epl-details"><summary>Alike in every run that records them ({len(alike)} '
+                "fields)</summary>" + facts([(k, esc(size_field(k, next(f[k] for f in recorded if k in f)))) for k in alike])
+                + "</details>")
+    return f"<div>{out}</div>"
+
+
+def _env_link(site: Site, page: Page, info: Any) -> str:
+    """Links to a run's files (its Parquet rows, its environment): the device folder's one copy."""
+    if info is None:
+        return dash()
+    files = site.run_files(info.device, info.run, info.path, info.path.with_name(f"{info.run}.env.json"))
+    return " · ".join(f'<a href="{esc(layout.rel(page.path, dest))}">{esc(label)}</a>' for label, dest in files)
 
 
 def _pages(site: Site) -> Iterator[Page]:

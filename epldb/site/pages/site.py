@@ -23,6 +23,8 @@ from epldb.site.escape import html as esc
 from epldb.site.html import Page
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas as pd
 
 
@@ -204,6 +206,20 @@ class Site:
         writer.writerows(rows)
         self.out.files[path] = buf.getvalue().encode("utf-8")
         return f'<a href="{esc(layout.rel(page.path, path))}">{esc(posixpath.basename(path))}</a>'
+
+    def run_files(self, device: str, run: str, data: "Path", env: "Path | None") -> list[tuple[str, str]]:
+        """Copy a run's Parquet file (and its environment, when there is one) to the one place the
+        site keeps them, its device's folder, and return (label, destination) of each. Every page that
+        links a run links there: an experiment's runs are its device's runs, not second copies."""
+        base = layout.device_files(device)
+        dest = f"{base}/{layout.slug(run)}.parquet"
+        self.out.files[dest] = data.read_bytes()
+        out = [("Parquet", dest)]
+        if env is not None and env.is_file():
+            env_dest = f"{base}/{layout.slug(run)}.env.json"
+            self.out.files[env_dest] = env.read_bytes()
+            out.append(("environment", env_dest))
+        return out
 
     # --- charts ------------------------------------------------------------------------------
 
