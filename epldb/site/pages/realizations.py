@@ -15,8 +15,8 @@ from epldb.site.escape import html as esc
 from epldb.site.escape import prose, prose_inline
 from epldb.site.html import Page, badge, check, dash, gbps, ms, pct, sci, table
 from epldb.site.pages.closing import close_record_page
-from epldb.site.pages.common import (NO_EVIDENCE, basis_anchor, best_by_shape, det_cell, flatten, local_includes,
-                                     record_paths, shape_labels)
+from epldb.site.pages.common import (NO_EVIDENCE, basis_anchor, best_by_shape, det_cell, facts, flatten,
+                                     local_includes, record_paths, shape_labels)
 from epldb.site.pages.kind import PageKind
 from epldb.site.pages.site import Site
 
@@ -28,6 +28,12 @@ MAX_ROWS_SHOWN = 60  # evidence rows listed on a realization page; the run files
 
 
 POINTS_SHOWN = 24  # parameter points listed at the largest shape; a CSV beside the page holds them all
+
+#: The sections of a realization page the site search indexes, beside its title and summary: how it
+#: works and when it wins. Launch plans, sources, resources and evidence are numbers and identifiers.
+SEARCHED = ("Composed from", "Strategy", "When it wins", "Notes")
+#: Below its operator's or primitive's page (pages/operators.py, primitives.py) in the results.
+SEARCH_BOOST = 2.0
 
 
 def write_realization(site: Site, r: Realization) -> Page:
@@ -42,7 +48,7 @@ def write_realization(site: Site, r: Realization) -> Page:
         if subject:
             crumbs.append((site.page_of(subject), subject.title))
     crumbs.append((None, r.title))
-    page = Page(site.page_of(r), r.title, crumbs=crumbs)
+    page = Page(site.page_of(r), r.title, crumbs=crumbs, search_sections=SEARCHED, search_boost=SEARCH_BOOST)
     page.raw(f'<div class="epl-status">{badge(r.status)} <code>{esc(r.id)}</code> · realizes '
              f'{r.subject_kind} {site.link(page, r.subject_kind, r.subject)} · determinism '
              f'<code>{esc(r.determinism)}</code> · '
@@ -331,20 +337,20 @@ def _evidence_section(site: Site, page: Page, r: Realization, rows: "pd.DataFram
             page.raw(f'<details class="epl-details"><summary>Every parameter point at {esc(labels[largest])} '
                      f"({len(at)})</summary>" + listed + "</details>")
     shown = rows.iloc[::-1].head(MAX_ROWS_SHOWN)  # newest first
-    all_rows = [[page.a(layout.device(d), d), esc(run), esc(str(utc)[:19]), esc(t), esc(dt), esc(sl), esc(pl),
+    all_rows = [[page.a(layout.device(d), d), esc(run), esc(t), esc(dt), esc(sl), esc(pl),
                  badge(str(st)), sci(e1), sci(e2), esc(det), ms(m), gbps(g), pct(fc),
                  badge("stale", "stale") if stale else badge("fresh", "fresh")]
-                for d, run, utc, t, dt, sl, pl, st, e1, e2, det, m, g, fc, stale in zip(
-                    shown["device"], shown["run"], shown["utc"], shown["target"], shown["dtype"], shown["shape_label"],
+                for d, run, t, dt, sl, pl, st, e1, e2, det, m, g, fc, stale in zip(
+                    shown["device"], shown["run"], shown["target"], shown["dtype"], shown["shape_label"],
                     shown["params_label"], shown["status"], shown["err_max_rel"], shown["err_rel_l2"],
                     shown["deterministic"], shown["time_ms_median"], shown["gbps"], shown["frac_ceiling"], shown["stale"])]
     more = len(rows) - len(shown)
     caption = (f"The newest {len(shown)} of {len(rows)} rows; every row is in the runs' CSV files, linked from "
-               "the device pages." if more else "Newest first.")
+               "the device pages." if more else "Newest first.") + " A run's id begins with its UTC time."
     page.raw(f'<details class="epl-details"><summary>Every row ({len(rows)})</summary>'
-             + table(["device", "run", "UTC", "target", "dtype", "shape", "params", "status", "max rel. err",
+             + table(["device", "run", "target", "dtype", "shape", "params", "status", "max rel. err",
                       "rel. L2 err", "det.", "median ms", "GB/s", "% ceiling", "freshness"], all_rows,
-                     numeric=[8, 9, 11, 12, 13], caption_html=esc(caption)) + "</details>")
+                     numeric=[7, 8, 10, 11, 12], caption_html=esc(caption)) + "</details>")
     page.heading(3, "Environment of each run")
     page.raw(_env_table(site, page, sorted(set(rows["run"]), key=lambda x: (site.data.runs[x].utc if x in site.data.runs else "", x))))
 
@@ -374,20 +380,41 @@ def _verification_table(latest: "pd.DataFrame", order: dict[str, list[object]]) 
     return f"<div>{out}</div>"
 
 
+#: Environment fields a run's row leaves out: the row is the run, and its id holds its UTC time.
+_ENV_ROW_SKIP = ("run", "utc", "device_slug")
+
+
 def _env_table(site: Site, page: Page, runs: list[str]) -> str:
+    """The runs' environments, a row per run: what every run shares once above the table, then each
+    run's device and what it recorded differently from the others (a column per run would make one
+    column per run, 32 of them beside each other on a page measured 32 times)."""
     infos = [site.data.runs.get(run) for run in runs]
-    flat = [flatten(i.env) if i else {} for i in infos]
+    flat = [{k: v for k, v in flatten(i.env).items() if k not in _ENV_ROW_SKIP} if i else {} for i in infos]
     keys: list[str] = []
     for f in flat:
-        for k in f:
-            if k not in keys:
-                keys.append(k)
+        keys.extend(k for k in f if k not in keys)
     if not keys:
         return '<div><p class="epl-empty">No environment record (<code>&lt;run&gt;.env.json</code>) found for these runs.</p></div>'
-    header = ["", *runs]
-    rows = [[f"<code>{esc(k)}</code>", *(esc(f.get(k, "")) or dash() for f in flat)] for k in keys]
-    rows.insert(0, ["device", *(page.a(layout.device(i.device), i.device) if i else dash() for i in infos)])
-    return table(header, rows, cls="epl-table epl-env")
+    recorded = [f for f in flat if f]
+    shared = [k for k in keys if len(recorded) > 1 and all(f.get(k) == recorded[0].get(k) for f in recorded)]
+    varying = [k for k in keys if k not in shared]
+    rows = [[f"<code>{esc(run)}</code>", page.a(layout.device(i.device), i.device) if i else dash(),
+             " · ".join(f'<span class="epl-kv"><code>{esc(k)}</code> {esc(_env_value(f[k]))}</span>'
+                        for k in varying if f.get(k)) or dash()]
+            for run, i, f in zip(runs, infos, flat)]
+    out = table(["run", "device", "recorded differently from the other runs"], rows, cls="epl-table epl-env",
+                caption_html="Hashes shortened to 12 digits; each run's full record is its <code>.env.json</code>, "
+                             "linked from its device page.")
+    if shared:
+        out = (f'<details class="epl-details"><summary>Recorded alike by every run ({len(shared)} fields)</summary>'
+               + facts([(k, esc(recorded[0][k])) for k in shared]) + "</details>" + out)
+    return f"<div>{out}</div>"
+
+
+def _env_value(value: str) -> str:
+    """A value short enough for a cell: a long hex digest (a commit, a tree hash) as its first 12 digits."""
+    text = str(value)
+    return text[:12] + "…" if len(text) > 16 and all(c in "0123456789abcdef" for c in text.lower()) else text
 
 
 def _pages(site: Site) -> Iterator[Page]:
