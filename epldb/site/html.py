@@ -28,8 +28,10 @@ class Page:
         self.search_boost = search_boost  # how much more a match on this page weighs (operators, primitives)
         # Names the page is found by though its title may not spell them (the id "rmsnorm" of "RMS
         # normalization"): Material's search indexes front-matter tags as its heaviest field, and shows
-        # them only with its tags plugin, which the site does not use.
-        self.search_names = tuple(search_names)
+        # them only with its tags plugin, which the site does not use. Written without hyphens: the
+        # search splits words at them, so the tag "log-softmax" would also be the tag "softmax" and
+        # put the log-softmax page above the softmax page for "softmax".
+        self.search_names = tuple("".join(n.replace("-", " ").split()) for n in search_names)
         self._indexed = True  # whether the section being written is indexed (set by each heading)
         self.parts: list[str] = []
         if crumbs:
