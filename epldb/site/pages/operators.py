@@ -5,7 +5,7 @@ operator's realizations under it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from epldb.records import Operator
@@ -28,6 +28,14 @@ SEARCHED = ("Decomposition", "Features it shows", "Stages", "Realizations compar
 SEARCH_BOOST = 10.0
 
 
+def search_names(rid: str, others: Collection[str]) -> list[str]:
+    """The names a record's page is found by (``Page(search_names=...)``): its id, and each word of a
+    hyphenated id that is no other record's id ("log" of log-softmax, not "softmax": the softmax
+    page's own name), so "log-softmax" finds the log-softmax page first and "softmax" the softmax page."""
+    words = rid.split("-")
+    return [rid] + ([w for w in words if w not in others] if len(words) > 1 else [])
+
+
 def write_operators_index(site: Site) -> Page:
     page = Page(layout.OPERATORS_INDEX, "Operator case studies")
     page.para("Operators are not implemented one by one: each is decomposed into features and primitives, "
@@ -43,7 +51,8 @@ def write_operators_index(site: Site) -> Page:
 
 def write_operator(site: Site, o: Operator) -> Page:
     page = Page(site.page_of(o), o.title, crumbs=[(layout.OPERATORS_INDEX, "Operators"), (None, o.title)],
-                search_sections=SEARCHED, search_boost=SEARCH_BOOST, search_names=[o.id])
+                search_sections=SEARCHED, search_boost=SEARCH_BOOST,
+                search_names=search_names(o.id, site.cat.operators))
     page.raw(f'<div class="epl-prose">{prose(o.summary)}</div>')
     page.raw(f'<div class="epl-math"><pre><code>{esc(o.math)}</code></pre></div>')
     page.heading(2, "Decomposition")

@@ -400,7 +400,8 @@ def _env_table(site: Site, page: Page, runs: list[str]) -> str:
     varying = [k for k in keys if k not in shared]
     rows = [[f"<code>{esc(run)}</code>", page.a(layout.device(i.device), i.device) if i else dash(),
              " · ".join(f'<span class="epl-kv"><code>{esc(k)}</code> {esc(_env_value(f[k]))}</span>'
-                        for k in varying if f.get(k)) or dash()]
+                        for k in varying if f.get(k))
+             or ('<span class="epl-none">no environment recorded</span>' if not f else dash())]
             for run, i, f in zip(runs, infos, flat)]
     out = table(["run", "device", "recorded differently from the other runs"], rows, cls="epl-table epl-env",
                 caption_html="Hashes shortened to 12 digits; each run's full record is its <code>.env.json</code>, "
