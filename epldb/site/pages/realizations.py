@@ -385,9 +385,9 @@ _ENV_ROW_SKIP = ("run", "utc", "device_slug")
 
 
 def _env_table(site: Site, page: Page, runs: list[str]) -> str:
-    """The runs' environments, a row per run: what every run shares once above the table, then each
-    run's device and what it recorded differently from the others (a column per run would make one
-    column per run, 32 of them beside each other on a page measured 32 times)."""
+    """The runs' environments, a row per run: what every run shares, once above the table, then each
+    run's device and what it recorded differently from the others. (A column a run put the 32 runs
+    of the most measured realization side by side, far past the page's width.)"""
     infos = [site.data.runs.get(run) for run in runs]
     flat = [{k: v for k, v in flatten(i.env).items() if k not in _ENV_ROW_SKIP} if i else {} for i in infos]
     keys: list[str] = []
