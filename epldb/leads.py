@@ -112,20 +112,19 @@ def _and(parts: list[str]) -> str:
 
 
 def cell_parts(cell: Cell) -> tuple[str, str]:
-    """A cell's problem and shape as the lead writes them: ('fp32 op sum', '16384x4096')."""
+    """A cell's problem and shape as the lead writes them: ('fp32 op sum', '16384 × 4096'), the
+    shape as every page writes it (epldb.shapes.shape_text)."""
     from epldb.evidence.row import params_dict
+    from epldb.shapes import shape_text
 
     dtype, problem, shape = cell
-    named = params_dict(shape)
-    dims = "x".join(str(named[k]) for k in ("rows", "cols") if k in named)  # other sizes (dim) are fixed
-    if not dims:
-        dims = ", ".join(f"{k} {v}" for k, v in sorted(named.items()))
+    dims = shape_text(params_dict(shape))
     extra = "".join(f" {k} {v}" for k, v in sorted(params_dict(problem).items()))
     return f"{DTYPE_SHORT.get(dtype, dtype)}{extra}", dims
 
 
 def cell_label(cell: Cell) -> str:
-    """'fp32 op sum 16384x4096'."""
+    """'fp32 op sum 16384 × 4096'."""
     return " ".join(cell_parts(cell))
 
 

@@ -78,10 +78,10 @@ def test_the_lead_sets_the_bench_run_against_the_others_the_peer_and_the_previou
                 row(B2, ME, 3000.0, N2), row(B2, OTHER, 3300.0, N2)])
     lead = Leads(catalog, df, {B2: "0123abc"}).of(catalog.realizations[ME], pick_runs(df, ME))
     assert lead.text() == (
-        f"Bench {B2} at commit 0123abc (copy ceiling 4000 GB/s). Best block-reduce at fp32 op sum tile 1024 n 1048576 "
+        f"Bench {B2} at commit 0123abc (copy ceiling 4000 GB/s). Best block-reduce at fp32 op sum tile 1024 n = 1,048,576 "
         "1100 GB/s (0.28 of copy; block 256, items 4), +10.0% over raking (1000), +37.5% against torch-eager "
-        "(800, ahead). Elsewhere: fp32 op sum tile 1024 n 67108864 3000 (-9.1% to raking). "
-        f"Against {B1} (an unrecorded commit) its best moved +10.0% (fp32 op sum tile 1024 n 1048576). "
+        "(800, ahead). Elsewhere: fp32 op sum tile 1024 n = 67,108,864 3000 (-9.1% to raking). "
+        f"Against {B1} (an unrecorded commit) its best moved +10.0% (fp32 op sum tile 1024 n = 1,048,576). "
         f"Verify {V1} at an unrecorded commit: 2/2 fp32 checks passed, bitwise on repeat (max_rel 1.00e-07 fp32).")
     assert [c.best for c in lead.cells] == [True, False]
     assert lead.summary().startswith(f"Bench {B2} at commit 0123abc") and "Elsewhere" not in lead.summary()

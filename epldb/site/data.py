@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from epldb.catalog import Catalog
 from epldb.evidence.row import params_dict
 from epldb.records import point_text
+from epldb.shapes import shape_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -185,30 +186,9 @@ def params_label(params: object) -> str:
 
 
 def shape_label(shape: object) -> str:
-    """'{"n": 16777216}' → 'n=16Mi'; '[4096, 8192]' → '4096×8192'; anything else as written."""
-    text = str(shape)
-    try:
-        loaded = json.loads(text)
-    except ValueError:
-        return text
-    if isinstance(loaded, dict):
-        return " ".join(f"{k}={_count(v)}" for k, v in loaded.items())
-    if isinstance(loaded, list):
-        return "×".join(_count(v) for v in loaded)
-    if isinstance(loaded, int):
-        return _count(loaded)
-    return text
-
-
-def _count(v: object) -> str:
-    """1048576 → '1Mi', 100000007 → '100000007' (exact unless a power of two)."""
-    if isinstance(v, bool) or not isinstance(v, int):
-        return str(v)
-    if v >= 1024 and v & (v - 1) == 0:
-        for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-            if v >= size:
-                return f"{v // size}{unit}"
-    return str(v)
+    """A row's shape as every page writes it (epldb.shapes.shape_text): '{"cols":16384,"rows":4096}' →
+    '4096 × 16384', '{"n":3000017}' → 'n = 3,000,017'."""
+    return shape_text(shape)
 
 
 def variant_of(params: object, problem: object = None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from epldb.site import layout
 from epldb.site.escape import html as esc
@@ -16,13 +16,26 @@ class Page:
     """One generated Markdown page: front matter, escaped headings, raw HTML blocks, code fences."""
 
     def __init__(self, path: str, title: str, *, crumbs: Sequence[tuple[str | None, str]] = (),
-                 hide_toc: bool = False, contents: bool = False) -> None:
+                 hide_toc: bool = False, contents: bool = False, search_sections: Collection[str] | None = None,
+                 search_boost: float | None = None, search_names: Sequence[str] = ()) -> None:
         self.path = path  # relative to site_src
         self.title = title
         self.hide_toc = hide_toc
         # A page outside the nav gets no table of contents from the theme (toc.integrate puts it in the
         # page's nav entry); ``contents`` writes one under the title, from the page's h2 headings.
         self.contents: list[tuple[str, str]] | None = [] if contents else None
+        # What the search index holds of the page: its title and opening, and the level-2 sections named
+        # here (every section where None). The rest (logs, sources, evidence) would drown the "why" of
+        # each record in numbers and identifiers, and make the index megabytes for the browser to parse.
+        self.search_sections = None if search_sections is None else frozenset(search_sections)
+        self.search_boost = search_boost  # how much more a match on this page weighs (operators, primitives)
+        # Names the page is found by though its title may not spell them (the id "rmsnorm" of "RMS
+        # normalization"): Material's search indexes front-matter tags as its heaviest field, and shows
+        # them only with its tags plugin, which the site does not use. Written without hyphens: the
+        # search splits words at them, so the tag "log-softmax" would also be the tag "softmax" and
+        # put the log-softmax page above the softmax page for "softmax".
+        self.search_names = tuple("".join(n.replace("-", " ").split()) for n in search_names)
+        self._indexed = True  # whether the section being written is indexed (set by each heading)
         self.parts: list[str] = []
         if crumbs:
             items = [self.a(to, text) if to else f"<span>{esc(text)}</span>" for to, text in crumbs]
@@ -45,7 +58,10 @@ class Page:
         if level == 2 and self.contents is not None:
             anchor = anchor or layout.slug(text)
             self.contents.append((anchor, text))
-        attr = f" {{#{anchor}}}" if anchor else ""
+        if level <= 2:  # a subsection is indexed where its section is
+            self._indexed = level == 1 or self.search_sections is None or text in self.search_sections
+        attrs = ([f"#{anchor}"] if anchor else []) + ([] if self._indexed else ['data-search-exclude=""'])
+        attr = f" {{{' '.join(attrs)}}}" if attrs else ""
         self.parts.append(f"{'#' * level} {md_inline(text)}{attr}\n")
 
     def raw(self, html_block: str) -> None:
@@ -86,6 +102,10 @@ class Page:
         front = "---\ntitle: " + json.dumps(esc(self.title), ensure_ascii=False) + "\n"
         if self.hide_toc:
             front += "hide:\n  - toc\n"
+        if self.search_boost is not None:
+            front += f"search:\n  boost: {self.search_boost:g}\n"
+        if self.search_names:
+            front += "tags:\n" + "".join(f"  - {json.dumps(esc(n), ensure_ascii=False)}\n" for n in self.search_names)
         front += "---\n\n"
         parts = list(self.parts)
         if self.contents:
@@ -118,8 +138,10 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "e
         body.append(f"<tr>{cells}</tr>")
     cap = f"<caption>{caption_html}</caption>" if caption_html else ""
     # The table itself has no class: Material styles only `table:not([class])`; ours hang on the wrapper.
+    # Out of the search index: a table's cells are numbers and ids, the "why" is in the prose around it
+    # (on the table itself: Material's indexer ends an exclusion at the first closing tag of its name).
     return (f'<div class="{esc(cls)} md-typeset__scrollwrap"><div class="md-typeset__table">'
-            f'<table>{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<table data-search-exclude="">{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f"</div></div>")
 
 

@@ -96,7 +96,7 @@ def test_primitive_page_compares_every_realization_and_charts_them(synthetic_sit
         assert peer in text
     assert "sm_90a" in text and "regs" in text and "spills" in text
     # The main problem is the one declared first (op: [sum, max]), the largest shape is a column.
-    assert "op=sum" in text and "n=64Mi" in text
+    assert "op=sum" in text and "n = 67,108,864" in text
     charts = [r.value for r in parsed.refs if r.tag == "img" and r.value.endswith(".svg")]
     assert charts, "no chart on the primitive page"
     for src in charts:
@@ -267,7 +267,7 @@ def test_operator_page_compares_its_realizations_like_a_primitive_page(synthetic
     text = visible_text(html)
     assert "Realizations compared" in text and composed.title in text
     assert re.search(r'class="[^"]*epl-comparison', html.read_text())
-    assert "n=64Mi" in text, "the measured columns of the comparison table"
+    assert "n = 67,108,864" in text, "the measured columns of the comparison table"
     assert any(r.value.endswith(".svg") for r in parse(html).refs if r.tag == "img"), "no chart on the operator page"
     page = visible_text(synthetic_site.html(synthetic_site.pages["realization:row-sum/composed"]))
     assert "Composed from" in page and "realizes operator" in page
@@ -317,7 +317,7 @@ def test_realization_page_shows_its_latest_runs_and_history(synthetic_site) -> N
     rows = figures["block-reduce/shared-tree on nvidia-h200: float32 · op=sum, across runs"]
     # The old run's row of a changed kernel is history: plotted, marked stale, never the page's best.
     assert {r["run"] for r in rows if r["kind"] == "stale"} == {OLD_RUN}
-    assert {(r["series"], r["run"]) for r in rows if r["kind"] == "realization" and r["run"] == OLD_RUN} == {("n=1Mi", OLD_RUN)}
+    assert {(r["series"], r["run"]) for r in rows if r["kind"] == "realization" and r["run"] == OLD_RUN} == {("n = 1,048,576", OLD_RUN)}
 
 
 def test_a_bench_free_realization_has_no_latest_runs(bare_site) -> None:

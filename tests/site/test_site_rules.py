@@ -51,27 +51,30 @@ def test_the_softmax_operator_page_shows_its_decision_table(site: Site, evidence
     page = write_operator(site, o)
     block = section(page.render())
     assert block is not None, "the softmax operator page lost its 'Which realization when' section"
-    assert block.count("<table>") == 1 and 'href="../devices/nvidia-h200.html"' in block  # one table, its device
+    assert block.count("<table") == 1 and 'href="../devices/nvidia-h200.html"' in block  # one table, its device
+    # Softmax has no problem parameter beyond the dtype: no column of dashes for one.
+    assert [text(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", block)] == [
+        "dtype", "row length (cols)", "rows", "realization", "points chosen", "basis"]
     assert "<code>epldb rules softmax</code> prints the same table" in block
     rows = table_rows(block)
     links = {r.id: page.href(site.page_of(r)) for r in cat.realizations_of("softmax")}
     for row in rows:
-        assert len(row) == 7
-        assert any(f'href="{href}"><code>{rid}</code></a>' in row[4] for rid, href in links.items()), row[4]
-        low, high = span(row[2])
+        assert len(row) == 6
+        assert any(f'href="{href}"><code>{rid}</code></a>' in row[3] for rid, href in links.items()), row[3]
+        low, high = span(row[1])
         assert low <= high
-        assert set(text(row[6]).split(", ")) <= {"measured", "interpolated", "extrapolated"}
-        assert "dtype=" not in row[5] and text(row[5])
+        assert set(text(row[5]).split(", ")) <= {"measured", "interpolated", "extrapolated"}
+        assert "dtype=" not in row[4] and text(row[4])
     # Each dtype's regions cover the common row length of 4096, on a realization of softmax.
     for dtype in ("float32", "bfloat16"):
-        covering = [row for row in rows if text(row[0]) == dtype and span(row[2])[0] <= 4096 <= span(row[2])[1]]
+        covering = [row for row in rows if text(row[0]) == dtype and span(row[1])[0] <= 4096 <= span(row[1])[1]]
         assert len(covering) == 1, dtype
-        assert "softmax/" in text(covering[0][4])
+        assert "softmax/" in text(covering[0][3])
     # The table is `epldb rules softmax`: the same regions, from a Selector reading the evidence itself.
     bench = ev[(ev["kind"] == "realization") & (ev["run_kind"] == "bench")].reset_index(drop=True)
     expected = rules(cat, "softmax", selector=Selector(cat, evidence=bench))
     assert site.decisions.of("softmax") == expected
-    assert [(text(r[0]), span(r[2]), text(r[4])) for r in rows] == [
+    assert [(text(r[0]), span(r[1]), text(r[3])) for r in rows] == [
         (r.dtype, (r.low, r.high), r.realization) for r in expected]
 
 
@@ -81,7 +84,9 @@ def test_a_primitive_page_shows_its_decision_table(site: Site, evidence) -> None
     block = section(page.render())
     assert block is not None
     rows = table_rows(block)
-    assert rows and all("online-max-accumulation/" in text(row[4]) and "<a href=" in row[4] for row in rows)
+    heads = [text(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", block)]
+    at = heads.index("realization")  # after a problem column only where the contract has problem parameters
+    assert rows and all("online-max-accumulation/" in text(row[at]) and "<a href=" in row[at] for row in rows)
     assert "<code>epldb rules online-max-accumulation</code>" in block
 
 

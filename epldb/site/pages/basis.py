@@ -25,7 +25,7 @@ def _headers(site: Site) -> list[tuple[str, Path]]:
 
 def write_basis(site: Site) -> Page:
     """The device building blocks under kernels/include/: what each header is, who includes it."""
-    page = Page(layout.BASIS, "Codegen basis")
+    page = Page(layout.BASIS, "Codegen basis", search_sections=())  # its sources are not searched: the intro is
     include = site.cat.root / "kernels" / "include"
     page.para("The reusable device building blocks that realizations are written on and that generated "
               "kernels will include. Folders are scopes of cooperation: <code>thread/</code> (one thread "

@@ -38,7 +38,8 @@ def write_devices_index(site: Site) -> Page:
 
 def write_device(site: Site, device: str) -> Page:
     page = Page(layout.device(device), f"Device: {device}",
-                crumbs=[(layout.EVIDENCE_STATUS, "Evidence"), (layout.DEVICES_INDEX, "Devices"), (None, device)])
+                crumbs=[(layout.EVIDENCE_STATUS, "Evidence"), (layout.DEVICES_INDEX, "Devices"), (None, device)],
+                search_sections=())  # found by its name; its environment and runs are logs
     runs = sorted((i for i in site.data.runs.values() if i.device == device), key=lambda i: (i.utc, i.run))
     if runs:
         newest = runs[-1]

@@ -136,7 +136,10 @@ def _copy_run(site: Site, run: StoredRun) -> list[tuple[str, str]]:
 
 
 def write_experiment(site: Site, e: Experiment, stored: dict[str, StoredRun]) -> Page:
-    page = Page(layout.experiment(e.id), e.title, crumbs=[(layout.EXPERIMENTS_INDEX, TITLE), (None, e.id)])
+    # In the search index: what it asked and what it found; not the change it made nor its runs (a
+    # change log naming every operator it touched would outrank the operators' own pages).
+    page = Page(layout.experiment(e.id), e.title, crumbs=[(layout.EXPERIMENTS_INDEX, TITLE), (None, e.id)],
+                search_sections=("Question", "Result"))
     page.raw(f'<div class="epl-status">{_verdict(e)} <code>{esc(e.id)}</code> · begun {esc(e.date)} · concerns '
              + ", ".join(_link_id(site, page, c) for c in e.concerns) + "</div>")
     for heading, name in FIELDS:

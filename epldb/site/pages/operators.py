@@ -5,7 +5,7 @@ operators by id; each operator's page links its realizations."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from epldb.records import Operator
@@ -22,6 +22,21 @@ from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
 from epldb.site.uses import stage_kernels, used_inside
 
+#: The sections of an operator page the site search indexes, beside its title, summary and math: what
+#: it is made of and which realization wins where (tables themselves are never indexed).
+SEARCHED = ("Decomposition", "Features it shows", "Stages", "Realizations compared", "Which realization when",
+            "Notes")
+#: An operator's name finds its own page first, before the realizations and experiments that name it.
+SEARCH_BOOST = 10.0
+
+
+def search_names(rid: str, others: Collection[str]) -> list[str]:
+    """The names a record's page is found by (``Page(search_names=...)``): its id, and each word of a
+    hyphenated id that is no other record's id ("log" of log-softmax, not "softmax": the softmax
+    page's own name), so "log-softmax" finds the log-softmax page first and "softmax" the softmax page."""
+    words = rid.split("-")
+    return [rid] + ([w for w in words if w not in others] if len(words) > 1 else [])
+
 
 def write_operators_index(site: Site) -> Page:
     page = Page(layout.OPERATORS_INDEX, "Operator case studies")
@@ -37,7 +52,9 @@ def write_operators_index(site: Site) -> Page:
 
 
 def write_operator(site: Site, o: Operator) -> Page:
-    page = Page(site.page_of(o), o.title, crumbs=[(layout.OPERATORS_INDEX, "Operators"), (None, o.title)])
+    page = Page(site.page_of(o), o.title, crumbs=[(layout.OPERATORS_INDEX, "Operators"), (None, o.title)],
+                search_sections=SEARCHED, search_boost=SEARCH_BOOST,
+                search_names=search_names(o.id, site.cat.operators))
     page.raw(f'<div class="epl-prose">{prose(o.summary)}</div>')
     page.raw(f'<div class="epl-math"><pre><code>{esc(o.math)}</code></pre></div>')
     # Decision first: which realization where, then how far ahead of the peers and the ceiling.
@@ -111,21 +128,27 @@ def _against_the_peers(site: Site, page: Page, o: Operator) -> None:
     def share(v: float | None) -> str:  # three places: 0.899 must not read as the 0.90 bar
         return dash() if v is None else f"{v:.3f}"
 
-    body = [[site.device_link(page, s.device), esc(s.dtype), esc(params_label(s.problem)), esc(shape_label(s.shape)),
+    # The verdict first after the two rates it compares (margin, p10-p90), the shares of the ceilings
+    # after it; a problem column only where a contract has problem parameters beyond the dtype.
+    with_problem = any(params_label(s.problem) for s in strongest.values())
+    body = [[site.device_link(page, s.device), esc(s.dtype), *([esc(params_label(s.problem))] if with_problem else []),
+             f'<span class="epl-nowrap-plain">{esc(shape_label(s.shape))}</span>',
              site.link_id(page, "realization", s.best.subject), esc(knobs_label(s.best.params, s.problem)),
-             gbps(s.best.gbps), share(s.of_copy), share(s.of_at_size), esc(s.peer.subject.split("/", 1)[-1]),
-             gbps(s.peer.gbps), f"{100 * s.margin:+.1f}%", badge(s.verdict),
-             esc(s.run) + ("" if s.complete else " (partial)")]
+             gbps(s.best.gbps), esc(s.peer.subject.split("/", 1)[-1]), gbps(s.peer.gbps), f"{100 * s.margin:+.1f}%",
+             badge(s.verdict), share(s.of_copy), share(s.of_at_size), esc(s.run) + ("" if s.complete else " (partial)")]
             for s in strongest.values()]
-    page.raw(table(["device", "dtype", "problem", "shape", "best", "at", "GB/s", "of copy", "of at-size", "peer",
-                    "peer GB/s", "margin", "p10-p90", "run"], body, numeric=[6, 7, 8, 10, 11]))
-    counts = [[site.device_link(page, device), esc(dtype), esc(params_label(problem)), str(t.shapes),
-               str(t.at_least_median), str(t.ahead), str(t.level), str(t.behind), str(t.at_copy_share),
+    header = ["device", "dtype", *(["problem"] if with_problem else []), "shape", "best", "at", "GB/s", "peer",
+              "peer GB/s", "margin", "p10-p90", "of copy", "of at-size", "run"]
+    first_rate = header.index("GB/s")
+    page.raw(table(header, body, numeric=[first_rate, first_rate + 2, first_rate + 3, first_rate + 5, first_rate + 6]))
+    counts = [[site.device_link(page, device), esc(dtype), *([esc(params_label(problem))] if with_problem else []),
+               str(t.shapes), str(t.at_least_median), str(t.ahead), str(t.level), str(t.behind), str(t.at_copy_share),
                str(t.at_size_share)]
               for (device, _contract, dtype, problem), t in sorted(tally(rows).items())]
-    page.raw(table(["device", "dtype", "problem", "shapes", "median >= peer", "ahead", "level", "behind",
-                    f">= {COPY_SHARE:.0%} of copy", f">= {COPY_SHARE:.0%} of at-size"], counts,
-                   numeric=[3, 4, 5, 6, 7, 8, 9]))
+    first_count = 3 if with_problem else 2
+    page.raw(table(["device", "dtype", *(["problem"] if with_problem else []), "shapes", "median >= peer", "ahead",
+                    "level", "behind", f">= {COPY_SHARE:.0%} of copy", f">= {COPY_SHARE:.0%} of at-size"], counts,
+                   numeric=list(range(first_count, first_count + 7))))
 
 
 def _decomposition_flow(site: Site, page: Page, o: Operator) -> str:

@@ -22,6 +22,11 @@ from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
 from epldb.site.uses import used_inside
 
+#: The sections of a primitive page the site search indexes, beside its title and summary.
+SEARCHED = ("Realizations compared", "Which realization when", "Costs traded", "Notes")
+#: A primitive's name finds its page before its realizations' (operators weigh more: pages/operators.py).
+SEARCH_BOOST = 5.0
+
 
 def write_primitives_index(site: Site) -> Page:
     page = Page(layout.PRIMITIVES_INDEX, "Execution primitives")
@@ -78,7 +83,7 @@ def write_primitive(site: Site, p: Primitive) -> Page:
     fam_title = site.family_title(p.family)
     page = Page(site.page_of(p), p.title, crumbs=[(layout.PRIMITIVES_INDEX, "Primitives"),
                                                   (layout.family(p.family), fam_title), (None, p.title)],
-                hide_toc=True)
+                hide_toc=True, search_sections=SEARCHED, search_boost=SEARCH_BOOST, search_names=[p.id])
     page.raw(f'<div class="epl-prose">{prose(p.summary)}</div>')
     pairs = [
         ("family", page.a(layout.family(p.family), fam_title)),

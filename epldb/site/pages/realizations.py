@@ -28,6 +28,12 @@ if TYPE_CHECKING:
 POINTS_SHOWN = 24  # parameter points listed at the largest shape; a CSV beside the page holds them all
 POINTS_CHARTED = 4  # parameter points drawn beside the best-per-shape line (each measured at two shapes or more)
 
+#: The sections of a realization page the site search indexes, beside its title and summary: how it
+#: works and when it wins. Launch plans, sources, resources and evidence are numbers and identifiers.
+SEARCHED = ("Composed from", "Strategy", "When it wins", "Notes")
+#: Below its operator's or primitive's page (pages/operators.py, primitives.py) in the results.
+SEARCH_BOOST = 2.0
+
 
 def write_realization(site: Site, r: Realization) -> Page:
     cat = site.cat
@@ -41,7 +47,8 @@ def write_realization(site: Site, r: Realization) -> Page:
         if subject:
             crumbs.append((site.page_of(subject), subject.title))
     crumbs.append((None, r.title))
-    page = Page(site.page_of(r), r.title, crumbs=crumbs, contents=True)  # not in the nav: its own contents
+    page = Page(site.page_of(r), r.title, crumbs=crumbs, contents=True,  # not in the nav: its own contents
+                search_sections=SEARCHED, search_boost=SEARCH_BOOST)
     page.raw(f'<div class="epl-status">{badge(r.status)} <code>{esc(r.id)}</code> · realizes '
              f'{r.subject_kind} {site.link(page, r.subject_kind, r.subject)} · determinism '
              f'<code>{esc(r.determinism)}</code> · '
@@ -407,9 +414,7 @@ def _env_table(site: Site, page: Page, runs: list[str]) -> str:
     flat = [flatten(i.env) if i else {} for i in infos]
     keys: list[str] = []
     for f in flat:
-        for k in f:
-            if k not in keys:
-                keys.append(k)
+        keys.extend(k for k in f if k not in keys)
     if not keys:
         return '<div><p class="epl-empty">No environment record (<code>&lt;run&gt;.env.json</code>) found for these runs.</p></div>'
     recorded = [f for f in flat if f]
@@ -423,7 +428,7 @@ def _env_table(site: Site, page: Page, runs: list[str]) -> str:
                      page.a(layout.device(info.device), info.device) if info else dash(),
                      (f"<code>{esc(commit[:12])}</code>{esc(dirty)}" if commit else dash()),
                      esc(f.get("gpu_uuid", "").removeprefix("GPU-")[:8]) or dash(), _env_link(site, page, info)])
-    out = table(["run", "UTC", "device", "commit", "board", "files"], rows,
+    out = table(["run", "UTC", "device", "commit", "board", "files"], rows, cls="epl-table epl-env",
                 caption_html=("Fields that differ between these runs (each run's value is in its environment file): "
                               + ", ".join(f"<code>{esc(k)}</code>" for k in varying) + "." if varying else None))
     if alike:

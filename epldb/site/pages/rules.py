@@ -55,12 +55,16 @@ def which_realization_when(site: Site, page: Page, subject: Primitive | Operator
 def decision_table(site: Site, page: Page, regions: Sequence[Region], *, caption_html: str | None = None) -> str:
     """One device's regions as a table: dtype, problem, row length, rows, realization, points, basis."""
     axis = regions[0].axis if regions else "cols"
-    rows = [[esc(r.dtype), esc(point_text(r.problem)) or dash(), nowrap(_span(r.low, r.high, " – ")),
-             nowrap(_span(*r.rows, " → ")) if r.rows is not None else dash(),
+    # Most contracts have no problem parameters beyond the dtype: a column of dashes says nothing.
+    with_problem = any(r.problem for r in regions)
+    rows = [[esc(r.dtype), *([esc(point_text(r.problem)) or dash()] if with_problem else []),
+             nowrap(_span(r.low, r.high, " – ")), nowrap(_span(*r.rows, " → ")) if r.rows is not None else dash(),
              site.link_id(page, "realization", r.realization), _points(site, r), esc(_basis(r.basis))]
             for r in regions]
-    return table(["dtype", "problem", f"row length ({axis})", "rows", "realization", "points chosen", "basis"], rows,
-                 numeric=[2, 3], caption_html=caption_html)
+    header = ["dtype", *(["problem"] if with_problem else []), f"row length ({axis})", "rows", "realization",
+              "points chosen", "basis"]
+    first_number = header.index(f"row length ({axis})")
+    return table(header, rows, numeric=[first_number, first_number + 1], caption_html=caption_html)
 
 
 def nowrap(text: str) -> str:

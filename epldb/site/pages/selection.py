@@ -140,12 +140,15 @@ def worst_table(site: Site, page: Page, cells: Sequence[Cell], *, devices: bool 
     def pick(rid: str, point: dict[str, object], c: Cell) -> str:
         return f"{site.link_id(page, 'realization', rid)}<br><small>{point_cell(site, rid, point, c.problem)}</small>"
 
+    with_problem = any(c.problem for c in cells)  # a column of dashes where no contract has one: left out
     rows = [([site.device_link(page, c.device)] if devices else [])
-            + [site.subject_link(page, c.subject), esc(c.dtype), esc(point_text(c.problem)) or dash(),
-               nowrap(shape_label(c.shape)), pick(c.pick, c.pick_point, c), pick(c.best, c.best_point, c),
+            + [site.subject_link(page, c.subject), esc(c.dtype)]
+            + ([esc(point_text(c.problem)) or dash()] if with_problem else [])
+            + [nowrap(shape_label(c.shape)), pick(c.pick, c.pick_point, c), pick(c.best, c.best_point, c),
                f"{c.ratio:.2f}", esc(c.basis)]
             for c in cells]
-    header = ["subject", "dtype", "problem", "hidden shape", "pick", "fastest measured", "ratio", "basis"]
+    header = ["subject", "dtype", *(["problem"] if with_problem else []), "hidden shape", "pick", "fastest measured",
+              "ratio", "basis"]
     return table((["device"] if devices else []) + header, rows, numeric=[len(header) - 2 + int(devices)])
 
 
