@@ -12,11 +12,18 @@ and the theme's ``"base": "/"``) because a server may show it at any depth. The 
 ``file://`` as well, where ``/`` is the disk's root and every such link breaks; ``404.html`` sits at
 the site's root, so the same links written relative to it work from disk. A server that shows the
 page at a deeper URL loses its styles, as every ``file://`` reader lost all of its links before.
+
+After the build: the theme ships its scripts' source maps (read only by a browser's developer
+tools) and the search's word splitters and stemmers for other languages (Thai, Japanese, ...,
+fetched only when the search's language is one of them). An English-only site reads neither; they
+were a tenth of its bytes.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 ERROR_PAGE = "404.html"
@@ -57,4 +64,27 @@ def on_post_template(output_content: str, template_name: str, config: Any) -> st
     return squeeze_indentation(relative_to_root(output_content))
 
 
-__all__ = ["ERROR_PAGE", "on_post_page", "on_post_template", "relative_to_root", "squeeze_indentation"]
+def drop_unread_assets(site_dir: Path, languages: list[str]) -> list[Path]:
+    """Delete the source maps and, for an English-only search, the other languages' search files;
+    returns what was deleted."""
+    scripts = site_dir / "assets" / "javascripts"
+    gone = sorted(scripts.rglob("*.map")) if scripts.is_dir() else []
+    for path in gone:
+        path.unlink()
+    lunr = scripts / "lunr"
+    if languages == ["en"] and lunr.is_dir():
+        gone.append(lunr)
+        shutil.rmtree(lunr)
+    return gone
+
+
+def on_post_build(config: Any) -> None:
+    """MkDocs event: the site is written."""
+    search = config["plugins"].get("search")
+    theme_language = config["theme"]["language"] if "language" in config["theme"] else "en"
+    languages = list((search.config.get("lang") if search is not None else None) or [theme_language])
+    drop_unread_assets(Path(config["site_dir"]), languages)
+
+
+__all__ = ["ERROR_PAGE", "drop_unread_assets", "on_post_build", "on_post_page", "on_post_template",
+           "relative_to_root", "squeeze_indentation"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -197,3 +198,21 @@ def test_a_realization_page_outside_the_nav_has_its_own_contents(synthetic_site)
     assert {"strategy", "kernel-source", "evidence"} <= set(anchors)
     ids = parse(page).ids
     assert all(a in ids for a in anchors), [a for a in anchors if a not in ids]
+
+
+def test_unread_theme_assets_are_dropped(tmp_path: Path) -> None:
+    """Source maps always go; the other languages' search files only from an English-only site."""
+    from epldb.site.mkdocs_hooks import drop_unread_assets
+
+    scripts = tmp_path / "assets" / "javascripts"
+    for name in ("bundle.min.js", "bundle.min.js.map", "workers/search.min.js", "workers/search.min.js.map",
+                 "lunr/wordcut.js", "lunr/min/lunr.ja.min.js"):
+        (scripts / name).parent.mkdir(parents=True, exist_ok=True)
+        (scripts / name).write_text("x")
+    kept = tmp_path / "kept"
+    shutil.copytree(tmp_path / "assets", kept / "assets")
+    drop_unread_assets(kept, ["en", "ja"])
+    assert (kept / "assets/javascripts/lunr/min/lunr.ja.min.js").is_file()
+    drop_unread_assets(tmp_path, ["en"])
+    left = sorted(p.relative_to(scripts).as_posix() for p in scripts.rglob("*") if p.is_file())
+    assert left == ["bundle.min.js", "workers/search.min.js"]
