@@ -167,3 +167,46 @@ def test_the_error_page_is_styled_from_disk(synthetic_site, tmp_path: Path) -> N
     _, _, rows = pixels(png)
     r, g, b = rows[10][640 * 3:640 * 3 + 3]
     assert b > 150 and r < 110 and g < 120, f"the header is ({r}, {g}, {b}): the styles did not load"
+
+
+#: Run in a page holding every chart inline: each text's box as the browser lays it out (rotated
+#: axis titles included) against its own SVG's box; the findings as JSON in <pre id="probe">.
+LEGEND_PROBE = r"""
+window.addEventListener('load', function () {
+  var out = {charts: 0, texts: 0, outside: []};
+  Array.prototype.forEach.call(document.querySelectorAll('figure[data-chart] > svg'), function (svg) {
+    out.charts += 1;
+    var s = svg.getBoundingClientRect();
+    Array.prototype.forEach.call(svg.querySelectorAll('text'), function (t) {
+      out.texts += 1;
+      var r = t.getBoundingClientRect();
+      if (r.left < s.left - 0.5 || r.top < s.top - 0.5 || r.right > s.right + 0.5 || r.bottom > s.bottom + 0.5)
+        out.outside.push(svg.parentNode.getAttribute('data-chart') + ': ' + t.textContent.slice(0, 60));
+    });
+  });
+  var pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+"""
+
+
+def test_every_chart_keeps_its_text_inside_its_figure(repo_site, tmp_path: Path) -> None:
+    """Legends, tick labels and axis titles of every chart the repository's site draws lie inside the
+    SVG as chromium lays them out, each chart at its own size (as the pages show them, at most 100%)."""
+    import json
+    from html import unescape
+
+    charts = sorted(p for p in (repo_site.site / "generated").rglob("*.svg"))
+    if not charts:
+        pytest.skip("the repository site draws no chart")
+    figures = "".join(f'<figure data-chart="{p.relative_to(repo_site.site).as_posix()}">'
+                      + re.sub(r"<\?xml[^>]*>", "", p.read_text(encoding="utf-8")) + "</figure>" for p in charts)
+    page = tmp_path / "charts.html"
+    page.write_text(f"<!doctype html><html><body>{figures}<script>{LEGEND_PROBE}</script></body></html>",
+                    encoding="utf-8")
+    proc = chromium(tmp_path, page.as_uri(), "--dump-dom", "--window-size=1400,900", "--virtual-time-budget=5000")
+    found = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout, re.S)
+    assert found, proc.stderr[-2000:]
+    result = json.loads(unescape(found.group(1)))
+    assert result["charts"] == len(charts) and result["texts"] > len(charts)
+    assert result["outside"] == [], f"{len(result['outside'])} texts outside their chart: {result['outside'][:10]}"
