@@ -48,7 +48,6 @@ class Step:
     block: tuple[int, int, int]
     shared: int
     args: tuple[tuple[str, Any], ...]  # ("array", name) | ("scalar", (name, default)) | ("value", int)
-    arrays: tuple[str, ...]
     # The argument block: one C value per kernel parameter (integers written once), and the
     # addresses array passed as cuLaunchKernel's kernelParams; a call rewrites pointers and scalars.
     values: tuple[Any, ...]
@@ -62,8 +61,7 @@ class Step:
              shared: int, args: tuple[tuple[str, Any], ...]) -> "Step":
         values = tuple(_C_TYPES[kind](v if kind == "value" else 0) for kind, v in args)
         params = (ctypes.c_void_p * max(len(values), 1))(*(ctypes.addressof(v) for v in values))
-        return cls(function, fallback, grid, block, shared, args,
-                   tuple(n for kind, n in args if kind == "array"), values, params, ctypes.addressof(params),
+        return cls(function, fallback, grid, block, shared, args, values, params, ctypes.addressof(params),
                    tuple((c, v) for c, (kind, v) in zip(values, args) if kind == "array"),
                    tuple((c, v[0], v[1]) for c, (kind, v) in zip(values, args) if kind == "scalar"))
 
@@ -184,7 +182,7 @@ class Dispatcher:
         with self._lock:
             for step in plan.steps:
                 fn = step.function
-                if step.fallback is not None and any(pointers[n] % 16 for n in step.arrays):
+                if step.fallback is not None and any(pointers[n] % 16 for _, n in step.pointers):
                     fn = step.fallback
                 for c, name in step.pointers:
                     c.value = pointers[name]
