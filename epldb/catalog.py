@@ -290,12 +290,45 @@ def _discover(root: Path, only: str | None = None) -> tuple[list[RecordFile], li
     return files, problems
 
 
+#: The largest record file read: the largest in the catalog is about 8 KiB. A larger file is a
+#: mistake (a log or data pasted in), and parsing it whole would cost time and memory for nothing.
+MAX_RECORD_BYTES = 1 << 20
+
+
+def _undecodable(data: bytes, file: str, exc: UnicodeDecodeError) -> Problem:
+    """Where the first byte that is not UTF-8 sits, by line and column (an editor's terms, not
+    the byte offset the codec gives)."""
+    before = data[: exc.start]
+    line = before.count(b"\n") + 1
+    col = len(before[before.rfind(b"\n") + 1:].decode("utf-8", errors="replace")) + 1
+    return Problem(Location(file, line, col), f"byte 0x{data[exc.start]:02x} is not UTF-8 ({exc.reason}); save the "
+                   "file as UTF-8, or write the character out in ASCII", "io")
+
+
+def _read_text(root: Path, rf: RecordFile, problems: list[Problem]) -> str | None:
+    path = root / rf.path
+    try:
+        size = path.stat().st_size
+        if size > MAX_RECORD_BYTES:
+            problems.append(Problem(Location(rf.path, 1, 1), f"the file is {size / (1 << 20):.1f} MiB; a record is "
+                                    f"at most {MAX_RECORD_BYTES >> 20} MiB of YAML: move data to evidence/ or "
+                                    "remove what was pasted in", "io"))
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(Location(rf.path, 1, 1), f"cannot read the file: {exc.strerror or exc}", "io"))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(_undecodable(data, rf.path, exc))
+        return None
+
+
 def _read(root: Path, rf: RecordFile, schema_dir: Path, problems: list[Problem]) -> Record | None:
     """One record file parsed, schema-checked and typed; None (its problems kept) when it is not valid."""
-    try:
-        text = (root / rf.path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(Location(rf.path), f"cannot read the file: {exc}", "io"))
+    text = _read_text(root, rf, problems)
+    if text is None:
         return None
     doc, yaml_problems = load_yaml(text, rf.path)
     problems.extend(yaml_problems)
@@ -303,9 +336,15 @@ def _read(root: Path, rf: RecordFile, schema_dir: Path, problems: list[Problem])
         return None
     rf.data, rf.source = doc.data, doc.source
     if not isinstance(doc.data, dict):
-        problems.append(Problem(doc.source.at(()), "a record is a YAML mapping of fields", schema.RULE))
+        got = "a list" if isinstance(doc.data, list) else f"a single value ({type(doc.data).__name__})"
+        problems.append(Problem(doc.source.at(()), f"a record is a YAML mapping of fields ('id: ...' lines), but "
+                                f"this file holds {got}", schema.RULE))
         return None
-    schema_problems = schema.validate(doc.data, rf.kind, doc.source, schema_dir)
+    # A value the YAML layer refused (a duplicate, an over-long integer) was kept in some form; the
+    # schema's complaint about that same value would be a second message for one mistake.
+    refused = [p.json_path for p in yaml_problems if p.json_path != "$"]
+    schema_problems = [p for p in schema.validate(doc.data, rf.kind, doc.source, schema_dir)
+                       if not any(p.json_path == r or p.json_path.startswith((r + ".", r + "[")) for r in refused)]
     problems.extend(schema_problems)
     if schema_problems or yaml_problems:
         return None
