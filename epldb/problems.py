@@ -60,6 +60,18 @@ def json_path(parts: tuple[str | int, ...]) -> str:
     return out
 
 
+def first_non_ascii(text: str) -> str | None:
+    """Which character of ``text`` is not ASCII, by code point, or None: a look-alike (U+2010 for
+    '-', a Cyrillic 'а' for 'a') reads as the right id, so only its code point tells it apart."""
+    import unicodedata
+
+    for i, ch in enumerate(text):
+        if not ch.isascii():
+            return (f"character {i + 1} is U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}, not ASCII: ids are "
+                    "ASCII letters, digits and '-'; retype it")
+    return None
+
+
 def sort_problems(problems: list[Problem]) -> list[Problem]:
     """Problems in file order, then by line and column, so output is stable."""
     return sorted(problems, key=lambda p: (p.location, p.json_path, p.rule, p.message))

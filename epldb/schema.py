@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from epldb.problems import Problem, json_path
+from epldb.problems import Problem, first_non_ascii, json_path
 from epldb.records import JsonPath, SourceMap
 
 Kind = Literal["feature", "primitive", "realization", "operator", "experiment", "target"]
@@ -66,7 +66,10 @@ def _plain(error: Any, kind: str) -> list[tuple[JsonPath, bool, str]]:
         return [(path + (k,), True, f"unknown field '{k}' in {kind} record{hint}") for k in extra]
     if v == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return [(path, False, f"missing required field '{missing}'")]
+        # The JSON path names the missing field; the location, the mapping that lacks it (the
+        # field has no position of its own).
+        where = "the record" if not path else "this mapping"
+        return [(path + (missing,), False, f"missing required field '{missing}': add it to {where}")]
     if v == "type":
         want = error.validator_value
         names = {"array": "a list", "object": "a mapping", "string": "a string", "integer": "an integer",
@@ -79,7 +82,10 @@ def _plain(error: Any, kind: str) -> list[tuple[JsonPath, bool, str]]:
         return [(path, False, f"{json.dumps(inst, default=str)} is not one of: {allowed}")]
     if v == "pattern":
         what = schema.get("description", "")
-        return [(path, False, f"{json.dumps(inst)} does not have the required form ({what.rstrip('.')})")]
+        message = f"{json.dumps(inst)} does not have the required form ({what.rstrip('.')})"
+        if isinstance(inst, str) and (odd := first_non_ascii(inst)):
+            message += f"; {odd}"
+        return [(path, False, message)]
     if v in ("minItems", "minLength"):
         return [(path, False, "must not be empty")]
     if v == "uniqueItems":
