@@ -214,7 +214,10 @@ def _expr_message(label: str, source: Any, err: ExprError, in_list: bool = False
     if in_list and "to close the '('" in err.message:
         # YAML splits an unquoted [ceil_div(n, b), 1] at the comma inside the call.
         hint = " (inside a YAML [a, b] list, quote an expression that contains a comma)"
-    return f"{label} expression {str(source)!r}, column {err.col}: {err.message}{hint}"
+    text = str(source)
+    if len(text) > 60:  # the field's location and the column say where; a page of it says nothing
+        text = text[:57] + "..."
+    return f"{label} expression {text!r}, column {err.col}: {err.message}{hint}"
 
 
 def _not_a_number(name: str, binding: Binding) -> str:
@@ -399,6 +402,12 @@ def _parse_all(realization: Realization) -> list[tuple[tuple[str | int, ...], st
         for k, a in enumerate(step.get("args") or []):
             out.append((base + ("args", k), f"argument {k + 1}", a, True, True))
     return out
+
+
+def expression_fields(realization: Realization) -> list[Any]:
+    """The source of every expression field of a realization's launch plan (lint rule params-used
+    reads the names they use)."""
+    return [source for _, _, source, _, _ in _parse_all(realization)]
 
 
 def check_plan(realization: Realization, contract: "Contract | None", limits: LaunchLimits = LaunchLimits()
