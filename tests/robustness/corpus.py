@@ -34,7 +34,7 @@ TIME_LIMIT_S = 20
 MEMORY_LIMIT_BYTES = 3 << 30
 
 #: This checkout: the subprocess runs its epldb package, not an installed one.
-_REPOSITORY = Path(__file__).resolve().parents[2]
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 Defect = Callable[[Path], None]
 
@@ -132,7 +132,7 @@ def run_cli(root: Path, args: Sequence[str], *, in_subprocess: bool) -> Outcome:
     start = time.monotonic()
     if in_subprocess:
         result = subprocess.run([sys.executable, "-m", "epldb", *argv], capture_output=True, text=True,
-                                timeout=TIME_LIMIT_S, preexec_fn=_limit_memory, cwd=_REPOSITORY)
+                                timeout=TIME_LIMIT_S, preexec_fn=_limit_memory, cwd=REPOSITORY)
         return Outcome(result.returncode, result.stdout, result.stderr, time.monotonic() - start)
     from epldb.cli import main
 

@@ -85,6 +85,11 @@ CASES = [
          rf"{KERNEL}:2:10", "climbs out of kernels/"),
     Case("yaml-error-and-its-kernel", edit(REALIZATION, "targets: [sm_80, sm_90a]", "targets: [sm_80, sm_90a"),
          rf"{REALIZATION}:\d+:\d+", "YAML syntax"),
+    # --- builds: `epldb validate` compiles the one small kernel, at 2 targets x 2 points -----------
+    Case("kernel-does-not-compile", edit(KERNEL, "acc += float(x[i]);", "acc += float(x[i]) + undefined_thing;"),
+         rf"{KERNEL}:6:\d+", "undefined_thing.*the same at 1 more build", args=("validate",)),
+    Case("false-claim", append(REALIZATION, "claims:\n  max_registers: 1\n"), rf"{REALIZATION}:20:18",
+         "max_registers 1.*raise the claim.*the same at 3 more build", "$.claims.max_registers", args=("validate",)),
     # --- launch expressions (the launch-plan fixture) --------------------------------------------------
     grid("attribute", "n.__class__", "column 2: unexpected character '.'"),
     grid("dunder-name", "__class__ + n", "unknown name '__class__'"),
