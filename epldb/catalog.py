@@ -115,9 +115,11 @@ class Catalog:
         return None
 
     def invalid_ids(self, kind: str) -> set[str]:
-        """Ids of records of ``kind`` that exist on disk but failed their schema: references to them
-        are not reported again, the record's own problems already say what is wrong."""
-        return {rf.expected_id for rf in self.files if rf.kind == kind and not rf.valid}
+        """Ids of records of ``kind`` that exist on disk but failed their schema, or whose id is not
+        the one their path gives (path-matches-id says so): references to them are not reported
+        again, the record's own problems already say what is wrong."""
+        return {rf.expected_id for rf in self.files if rf.kind == kind and (
+            not rf.valid or (isinstance(rf.data, dict) and rf.data.get("id") != rf.expected_id))}
 
     def kind_of(self, record: Record) -> str:
         return type(record).__name__.lower()

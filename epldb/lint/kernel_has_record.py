@@ -48,8 +48,9 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
     # kernel at its conventional place; that rule names it. A record the loader could not parse
     # (a YAML error) claims the kernel its text names, or the one at that place: its YAML error
     # is the one message.
-    unparsed = [rf for rf in catalog.files if rf.kind == "realization" and not isinstance(rf.data, dict)]
-    sources |= {s for rf in unparsed for s in _sources_in_text(catalog.root / rf.path)}
+    # Likewise a record that failed its schema (its kernel field a list, its source missing).
+    unparsed = [rf for rf in catalog.files if rf.kind == "realization" and not rf.valid]
+    sources |= {s for rf in unparsed if not isinstance(rf.data, dict) for s in _sources_in_text(catalog.root / rf.path)}
     refused = [r.file for r in catalog.realizations.values()
                if resolve_kernel(catalog.kernels_dir, r.kernel.source)[1] is not None]
     sources |= {m for f in [*refused, *(rf.path for rf in unparsed)] if (m := meant_kernel(catalog, f))}

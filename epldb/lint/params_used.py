@@ -36,6 +36,10 @@ def _used(catalog: "Catalog", r: Realization) -> set[str]:
 
 def check(catalog: "Catalog") -> Iterator[Problem]:
     for r in catalog.realizations.values():
+        if catalog.subject_of(r) is None:
+            continue  # its contract, which may read parameters, is unknown: the missing subject is the message
+        if any(n not in r.params for e in r.kernel.entries for n in placeholders(e.expression)):
+            continue  # an undeclared placeholder is most often a renamed parameter: placeholders-declared says so
         used = _used(catalog, r)
         for name, values in r.params.items():
             if name not in used:

@@ -45,9 +45,12 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
                 yield _missing(o, ("decomposition", i, "primitive"), s.primitive, "primitive", catalog.primitives)
     realizations = set(catalog.realizations) | catalog.invalid_ids("realization")
     for r in catalog.realizations.values():
-        if r.primitive is not None and r.primitive not in primitives:
+        # A lone subject that is not the record's folder is path-matches-id's to report: one message.
+        folder = r.id.split("/", 1)[0]
+        lone = (r.primitive is None) != (r.operator is None)
+        if r.primitive is not None and r.primitive not in primitives and not (lone and r.primitive != folder):
             yield _missing(r, ("primitive",), r.primitive, "primitive", catalog.primitives)
-        if r.operator is not None and r.operator not in operators:
+        if r.operator is not None and r.operator not in operators and not (lone and r.operator != folder):
             yield _missing(r, ("operator",), r.operator, "operator", catalog.operators)
         for i, block in enumerate(r.composes):
             if block == r.id:
