@@ -310,6 +310,15 @@ def _undecodable(data: bytes, file: str, exc: UnicodeDecodeError) -> Problem:
 def _read_text(root: Path, rf: RecordFile, problems: list[Problem]) -> str | None:
     path = root / rf.path
     try:
+        resolved = path.resolve()
+        if root not in resolved.parents:
+            problems.append(Problem(Location(rf.path, 1, 1), f"the record is a link to {resolved}, outside the "
+                                    "repository; put the record itself here", "io"))
+            return None
+        if not resolved.is_file():
+            # A device (/dev/zero) or a pipe would be read forever; only regular files are records.
+            problems.append(Problem(Location(rf.path, 1, 1), "not a regular file; a record is a YAML file", "io"))
+            return None
         size = path.stat().st_size
         if size > MAX_RECORD_BYTES:
             problems.append(Problem(Location(rf.path, 1, 1), f"the file is {size / (1 << 20):.1f} MiB; a record is "
@@ -391,6 +400,12 @@ def load(root: Path | str | None = None, *, strict: bool = False, cls: type[Cata
         # A root without its own schemas (a test fixture) is checked against those of the repository
         # epldb is installed from.
         schema_dir = _REPOSITORY / "catalog" / "schema"
+    broken = schema.schema_problems(schema_dir)
+    if broken:  # no record can be checked: the schemas' problems are the only messages
+        catalog.problems = broken
+        if strict:
+            raise CatalogInvalid(catalog.problems)
+        return catalog
     mappings: dict[str, dict[str, Any]] = {
         "feature": catalog.features,
         "primitive": catalog.primitives,

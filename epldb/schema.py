@@ -46,6 +46,35 @@ def _validator(directory: Path, kind: str) -> Any:
     return jsonschema.Draft202012Validator(docs[kind], registry=registry)
 
 
+def schema_problems(directory: Path) -> list[Problem]:
+    """Why the schemas under ``directory`` cannot check records (a kind's schema missing, one
+    that is not JSON), located; empty when every kind has one. A root's own schemas replace the
+    installed ones, so a broken one must be a message, not a KeyError or a JSONDecodeError."""
+    from epldb.problems import Location
+
+    out: list[Problem] = []
+    missing = [k for k in KINDS if not (directory / f"{k}.schema.json").is_file()]
+    if len(missing) == len(KINDS):  # one mistake (an empty or wrong folder), one message
+        return [Problem(Location("catalog/schema"), "the folder holds none of the schemas "
+                        f"({', '.join(f'{k}.schema.json' for k in KINDS)}): copy them from the lab's repository, "
+                        "or remove the folder to use the installed ones", RULE)]
+    for kind in KINDS:
+        path = directory / f"{kind}.schema.json"
+        where = path.name if directory.name != "schema" else f"catalog/schema/{path.name}"
+        if not path.is_file():
+            out.append(Problem(Location(where), f"no schema for {kind} records: restore {where} (the lab's "
+                               "schemas are in its repository's catalog/schema/), or remove catalog/schema/ to use "
+                               "the installed ones", RULE))
+            continue
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, OSError) as exc:
+            out.append(Problem(Location(where, 1, 1), f"the schema cannot be read: {exc}", RULE))
+        except json.JSONDecodeError as exc:
+            out.append(Problem(Location(where, exc.lineno, exc.colno), f"the schema is not JSON: {exc.msg}", RULE))
+    return out
+
+
 def schemas(directory: Path) -> Schemas:
     return Schemas(directory, _documents(directory))
 
