@@ -51,6 +51,7 @@ class Case:
     args: tuple[str, ...] = ("validate", "--schema-only")
     fixture: str = "base"  # 'base': tests/examples/base; 'launch': the launch-plan fixture
     subprocess: bool = False  # run the CLI in a limited subprocess rather than in-process
+    whole_file: bool = False  # the defect is a whole file or folder: no line:col to give
 
 
 @dataclass
@@ -112,6 +113,14 @@ def rename(rel: str, new: str) -> Defect:
     return apply
 
 
+def link(rel: str, target: str) -> Defect:
+    """Replace a file by a symbolic link to ``target``."""
+    def apply(root: Path) -> None:
+        (root / rel).unlink()
+        (root / rel).symlink_to(target)
+    return apply
+
+
 def both(*defects: Defect) -> Defect:
     """Several edits that together make one defect (a kernel and the record naming it)."""
     def apply(root: Path) -> None:
@@ -166,7 +175,8 @@ def check(case: Case, tmp_path: Path) -> Outcome:
     assert len(outcome.errors) == 1, "one defect, one message; got:\n" + "\n".join(outcome.errors or [both_streams])
     line = outcome.errors[0]
     assert re.match(rf"^{case.where}: error: ", line), f"not located at {case.where}:\n{line}"
-    assert re.match(r"^\S+:\d+:\d+: error: ", line), f"no line:col:\n{line}"
+    if not case.whole_file:
+        assert re.match(r"^\S+:\d+:\d+: error: ", line), f"no line:col:\n{line}"
     if case.json_path is not None:
         assert f"error: {case.json_path}: " in line, f"no JSON path {case.json_path}:\n{line}"
     assert re.search(case.says, line), f"does not say {case.says!r}:\n{line}"

@@ -3,11 +3,12 @@ exit 1, never a traceback, an internal error, a hang or unbounded memory (issue 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
-from robustness.corpus import Case, append, both, check, edit, rename, write
+from robustness.corpus import REPOSITORY, Case, append, both, check, edit, link, rename, write
 
 FEATURE = "catalog/features/sums.yaml"
 PRIMITIVE = "catalog/primitives/reduction/tile-sum.yaml"
@@ -18,6 +19,11 @@ FEATURE_HEAD = "id: sums\ntitle: Sums\nquestion: Can it be summarized?\ndefiniti
 # Launch-plan fixture (tests/realization_fixtures.py): without `items`, which only its grid reads, the
 # grid is on line 24 `grid: "..."`.
 GRID = 'grid: "ceil_div(n, block * items)"'
+
+
+def own_schemas(root: Path) -> None:
+    """Give the fixture its own copy of the repository's schemas (it has none: it reads those)."""
+    shutil.copytree(REPOSITORY / "catalog" / "schema", root / "catalog" / "schema")
 
 
 def grid(name: str, expression: str, says: str) -> Case:
@@ -49,7 +55,13 @@ CASES = [
          rf"{FEATURE}:5:\d+", "deep", subprocess=True),
     Case("integer-thousands-of-digits", edit(REALIZATION, "block: [128, 256]", f"block: [128, {'9' * 5000}]"),
          rf"{REALIZATION}:15:16", "5000 digits", "$.params.block[1]", subprocess=True),
+    Case("record-links-to-a-device", link(FEATURE, "/dev/zero"), rf"{FEATURE}:1:1", "link to /dev/zero",
+         subprocess=True),
     # --- schema -------------------------------------------------------------------------------------
+    Case("schema-not-json", both(own_schemas, write("catalog/schema/feature.schema.json", '{\n  "a": ,\n}\n')),
+         "catalog/schema/feature.schema.json:2:8", "not JSON"),
+    Case("schema-folder-empty", lambda root: (root / "catalog/schema").mkdir(), "catalog/schema",
+         "holds none of the schemas", whole_file=True),
     Case("unknown-field", append(FEATURE, "colour: blue\n"), rf"{FEATURE}:6:1", "unknown field 'colour'",
          "$.colour"),
     Case("wrong-type", edit(PRIMITIVE, "features: [sums]", "features: sums"), rf"{PRIMITIVE}:6:11",
