@@ -115,9 +115,11 @@ class Catalog:
         return None
 
     def invalid_ids(self, kind: str) -> set[str]:
-        """Ids of records of ``kind`` that exist on disk but failed their schema: references to them
-        are not reported again, the record's own problems already say what is wrong."""
-        return {rf.expected_id for rf in self.files if rf.kind == kind and not rf.valid}
+        """Ids of records of ``kind`` that exist on disk but failed their schema, or whose id is not
+        the one their path gives (path-matches-id says so): references to them are not reported
+        again, the record's own problems already say what is wrong."""
+        return {rf.expected_id for rf in self.files if rf.kind == kind and (
+            not rf.valid or (isinstance(rf.data, dict) and rf.data.get("id") != rf.expected_id))}
 
     def kind_of(self, record: Record) -> str:
         return type(record).__name__.lower()
@@ -290,12 +292,54 @@ def _discover(root: Path, only: str | None = None) -> tuple[list[RecordFile], li
     return files, problems
 
 
+#: The largest record file read: the largest in the catalog is about 8 KiB. A larger file is a
+#: mistake (a log or data pasted in), and parsing it whole would cost time and memory for nothing.
+MAX_RECORD_BYTES = 1 << 20
+
+
+def _undecodable(data: bytes, file: str, exc: UnicodeDecodeError) -> Problem:
+    """Where the first byte that is not UTF-8 sits, by line and column (an editor's terms, not
+    the byte offset the codec gives)."""
+    before = data[: exc.start]
+    line = before.count(b"\n") + 1
+    col = len(before[before.rfind(b"\n") + 1:].decode("utf-8", errors="replace")) + 1
+    return Problem(Location(file, line, col), f"byte 0x{data[exc.start]:02x} is not UTF-8 ({exc.reason}); save the "
+                   "file as UTF-8, or write the character out in ASCII", "io")
+
+
+def _read_text(root: Path, rf: RecordFile, problems: list[Problem]) -> str | None:
+    path = root / rf.path
+    try:
+        resolved = path.resolve()
+        if root not in resolved.parents:
+            problems.append(Problem(Location(rf.path, 1, 1), f"the record is a link to {resolved}, outside the "
+                                    "repository; put the record itself here", "io"))
+            return None
+        if not resolved.is_file():
+            # A device (/dev/zero) or a pipe would be read forever; only regular files are records.
+            problems.append(Problem(Location(rf.path, 1, 1), "not a regular file; a record is a YAML file", "io"))
+            return None
+        size = path.stat().st_size
+        if size > MAX_RECORD_BYTES:
+            problems.append(Problem(Location(rf.path, 1, 1), f"the file is {size / (1 << 20):.1f} MiB; a record is "
+                                    f"at most {MAX_RECORD_BYTES >> 20} MiB of YAML: move data to evidence/ or "
+                                    "remove what was pasted in", "io"))
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(Location(rf.path, 1, 1), f"cannot read the file: {exc.strerror or exc}", "io"))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(_undecodable(data, rf.path, exc))
+        return None
+
+
 def _read(root: Path, rf: RecordFile, schema_dir: Path, problems: list[Problem]) -> Record | None:
     """One record file parsed, schema-checked and typed; None (its problems kept) when it is not valid."""
-    try:
-        text = (root / rf.path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(Location(rf.path), f"cannot read the file: {exc}", "io"))
+    text = _read_text(root, rf, problems)
+    if text is None:
         return None
     doc, yaml_problems = load_yaml(text, rf.path)
     problems.extend(yaml_problems)
@@ -303,9 +347,15 @@ def _read(root: Path, rf: RecordFile, schema_dir: Path, problems: list[Problem])
         return None
     rf.data, rf.source = doc.data, doc.source
     if not isinstance(doc.data, dict):
-        problems.append(Problem(doc.source.at(()), "a record is a YAML mapping of fields", schema.RULE))
+        got = "a list" if isinstance(doc.data, list) else f"a single value ({type(doc.data).__name__})"
+        problems.append(Problem(doc.source.at(()), f"a record is a YAML mapping of fields ('id: ...' lines), but "
+                                f"this file holds {got}", schema.RULE))
         return None
-    schema_problems = schema.validate(doc.data, rf.kind, doc.source, schema_dir)
+    # A value the YAML layer refused (a duplicate, an over-long integer) was kept in some form; the
+    # schema's complaint about that same value would be a second message for one mistake.
+    refused = [p.json_path for p in yaml_problems if p.json_path != "$"]
+    schema_problems = [p for p in schema.validate(doc.data, rf.kind, doc.source, schema_dir)
+                       if not any(p.json_path == r or p.json_path.startswith((r + ".", r + "[")) for r in refused)]
     problems.extend(schema_problems)
     if schema_problems or yaml_problems:
         return None
@@ -350,6 +400,12 @@ def load(root: Path | str | None = None, *, strict: bool = False, cls: type[Cata
         # A root without its own schemas (a test fixture) is checked against those of the repository
         # epldb is installed from.
         schema_dir = _REPOSITORY / "catalog" / "schema"
+    broken = schema.schema_problems(schema_dir)
+    if broken:  # no record can be checked: the schemas' problems are the only messages
+        catalog.problems = broken
+        if strict:
+            raise CatalogInvalid(catalog.problems)
+        return catalog
     mappings: dict[str, dict[str, Any]] = {
         "feature": catalog.features,
         "primitive": catalog.primitives,

@@ -6,7 +6,9 @@ and the CLI prints them as ``file:line:col: severity: $.json.path: message [rule
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Severity = Literal["error", "warning", "notice"]
@@ -57,6 +59,40 @@ def json_path(parts: tuple[str | int, ...]) -> str:
     out = "$"
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def first_non_ascii(text: str) -> str | None:
+    """Which character of ``text`` is not ASCII, by code point, or None: a look-alike (U+2010 for
+    '-', a Cyrillic 'а' for 'a') reads as the right id, so only its code point tells it apart."""
+    import unicodedata
+
+    for i, ch in enumerate(text):
+        if not ch.isascii():
+            return (f"character {i + 1} is U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}, not ASCII: ids are "
+                    "ASCII letters, digits and '-'; retype it")
+    return None
+
+
+_TARGET = re.compile(r"\bsm_[0-9]+[a-z]?\b")
+
+
+def merge_repeats(problems: Iterable[Problem]) -> list[Problem]:
+    """One problem per place, rule and JSON path, in first-seen order: a build problem recurs at
+    every target and parameter point (one false claim printed 96 identical lines), and each
+    recurrence is the same defect. The first keeps its words; the count and the targets of the
+    others are added to it."""
+    groups: dict[tuple[Location, str, str, str], list[Problem]] = {}
+    for p in problems:
+        groups.setdefault((p.location, p.rule, p.json_path, p.severity), []).append(p)
+    out: list[Problem] = []
+    for same in groups.values():
+        first = same[0]
+        if len(same) > 1:
+            targets = list(dict.fromkeys(t for p in same for t in _TARGET.findall(p.message)))
+            on = f" (targets: {', '.join(targets)})" if targets else ""
+            first = replace(first, message=f"{first.message}; the same at {len(same) - 1} more build(s){on}")
+        out.append(first)
     return out
 
 

@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from epldb.problems import Problem, json_path
+from epldb.problems import Problem, first_non_ascii, json_path
 from epldb.records import JsonPath, SourceMap
 
 Kind = Literal["feature", "primitive", "realization", "operator", "experiment", "target"]
@@ -46,6 +46,35 @@ def _validator(directory: Path, kind: str) -> Any:
     return jsonschema.Draft202012Validator(docs[kind], registry=registry)
 
 
+def schema_problems(directory: Path) -> list[Problem]:
+    """Why the schemas under ``directory`` cannot check records (a kind's schema missing, one
+    that is not JSON), located; empty when every kind has one. A root's own schemas replace the
+    installed ones, so a broken one must be a message, not a KeyError or a JSONDecodeError."""
+    from epldb.problems import Location
+
+    out: list[Problem] = []
+    missing = [k for k in KINDS if not (directory / f"{k}.schema.json").is_file()]
+    if len(missing) == len(KINDS):  # one mistake (an empty or wrong folder), one message
+        return [Problem(Location("catalog/schema"), "the folder holds none of the schemas "
+                        f"({', '.join(f'{k}.schema.json' for k in KINDS)}): copy them from the lab's repository, "
+                        "or remove the folder to use the installed ones", RULE)]
+    for kind in KINDS:
+        path = directory / f"{kind}.schema.json"
+        where = path.name if directory.name != "schema" else f"catalog/schema/{path.name}"
+        if not path.is_file():
+            out.append(Problem(Location(where), f"no schema for {kind} records: restore {where} (the lab's "
+                               "schemas are in its repository's catalog/schema/), or remove catalog/schema/ to use "
+                               "the installed ones", RULE))
+            continue
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, OSError) as exc:
+            out.append(Problem(Location(where, 1, 1), f"the schema cannot be read: {exc}", RULE))
+        except json.JSONDecodeError as exc:
+            out.append(Problem(Location(where, exc.lineno, exc.colno), f"the schema is not JSON: {exc.msg}", RULE))
+    return out
+
+
 def schemas(directory: Path) -> Schemas:
     return Schemas(directory, _documents(directory))
 
@@ -66,7 +95,10 @@ def _plain(error: Any, kind: str) -> list[tuple[JsonPath, bool, str]]:
         return [(path + (k,), True, f"unknown field '{k}' in {kind} record{hint}") for k in extra]
     if v == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return [(path, False, f"missing required field '{missing}'")]
+        # The JSON path names the missing field; the location, the mapping that lacks it (the
+        # field has no position of its own).
+        where = "the record" if not path else "this mapping"
+        return [(path + (missing,), False, f"missing required field '{missing}': add it to {where}")]
     if v == "type":
         want = error.validator_value
         names = {"array": "a list", "object": "a mapping", "string": "a string", "integer": "an integer",
@@ -79,7 +111,10 @@ def _plain(error: Any, kind: str) -> list[tuple[JsonPath, bool, str]]:
         return [(path, False, f"{json.dumps(inst, default=str)} is not one of: {allowed}")]
     if v == "pattern":
         what = schema.get("description", "")
-        return [(path, False, f"{json.dumps(inst)} does not have the required form ({what.rstrip('.')})")]
+        message = f"{json.dumps(inst)} does not have the required form ({what.rstrip('.')})"
+        if isinstance(inst, str) and (odd := first_non_ascii(inst)):
+            message += f"; {odd}"
+        return [(path, False, message)]
     if v in ("minItems", "minLength"):
         return [(path, False, "must not be empty")]
     if v == "uniqueItems":

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from epldb.catalog import Catalog
-from epldb.problems import Problem
+from epldb.problems import Problem, merge_repeats
 from epldb.records import Realization
 
 
@@ -34,4 +34,4 @@ def deep_checks(catalog: Catalog) -> list[Problem]:
     if not catalog.ok:
         return []  # compiling records that failed validation would only repeat their errors
     jobs = [(r, t) for r in catalog.realizations.values() for t in r.targets]
-    return [p for build in compile_all(catalog.root, jobs) for p in build.problems]
+    return merge_repeats(p for build in compile_all(catalog.root, jobs) for p in build.problems)

@@ -8,7 +8,11 @@ Workarounds over PyYAML's safe loader, each on purpose:
   would lose the digit that makes it a version (``1.10`` → ``1.1``); sexagesimal ``1:30`` and
   octal-looking ``0755`` stay strings too (YAML 1.2 core schema);
 - anchors, aliases and merge keys are refused: records are read by people, one value in one place;
-- non-string keys are refused, since JSON paths and the schemas assume string keys.
+- non-string keys are refused, since JSON paths and the schemas assume string keys;
+- nesting deeper than ``MAX_DEPTH`` and integers longer than ``MAX_DIGITS`` digits are refused at
+  their position: the composer recurses once per level (thousands of levels ended in a
+  RecursionError) and Python refuses to convert an integer of more than 4300 digits (a ValueError),
+  and no record needs either.
 
 Records are parsed by libyaml where PyYAML has it (its events, composed into nodes here, so the
 refusals above still apply): the pure-Python scanner took about 0.35 s of a catalog load's 0.8 s.
@@ -28,6 +32,12 @@ from epldb.records import JsonPath, SourceMap
 
 RULE = "yaml"
 
+#: The deepest nesting a record may have: the deepest in the catalog is 6 levels (a launch step's
+#: scratch buffer); the composer's recursion (two frames a level) stays far from Python's limit.
+MAX_DEPTH = 64
+#: The longest integer literal a record may hold: launch limits and sizes fit in 20 digits.
+MAX_DIGITS = 40
+
 _INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$|^0x[0-9a-fA-F]+$|^0o[0-7]+$")
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
@@ -46,6 +56,8 @@ def _plain_scalar(text: str) -> Any:
     if text in ("false", "False", "FALSE"):
         return False
     if _INT.match(text):
+        if len(text) > MAX_DIGITS:
+            raise _TooLong(len(text))
         return int(text, 0) if text[:2] in ("0x", "0o") else int(text)
     if text.lower() in _SPECIAL_FLOAT:
         return _SPECIAL_FLOAT[text.lower()]
@@ -54,6 +66,14 @@ def _plain_scalar(text: str) -> Any:
             return text  # '1.10' is a version, not 1.1
         return float(text)
     return text
+
+
+class _TooLong(ValueError):
+    """An integer literal of more digits than MAX_DIGITS; the builder turns it into a problem."""
+
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
 
 
 @dataclass
@@ -88,7 +108,12 @@ class _Builder:
             self.problem(node.start_mark, path, f"explicit tag {node.tag!r} is not allowed; write a plain value")
             return node.value
         if not node.style:  # plain (unquoted) scalar: resolve by the rules above (libyaml says '', Python None)
-            return _plain_scalar(node.value)
+            try:
+                return _plain_scalar(node.value)
+            except _TooLong as long:
+                self.problem(node.start_mark, path, f"an integer of {long.digits} digits, over the {MAX_DIGITS} a "
+                             "record may write; write the value it means, or quote it if it is text")
+                return node.value
         return node.value  # quoted or block scalar: always a string
 
     def _mapping(self, node: yaml.MappingNode, path: JsonPath) -> dict[str, Any]:
@@ -122,7 +147,14 @@ class _Builder:
 class _NoAliases:
     """Composer rules that refuse anchors and aliases instead of expanding them."""
 
+    _depth = 0
+
     def compose_node(self, parent: Any, index: Any) -> Any:
+        if self._depth >= MAX_DEPTH:
+            event = self.peek_event()  # type: ignore[attr-defined]
+            raise yaml.composer.ComposerError(
+                None, None, f"nested deeper than {MAX_DEPTH} levels; a record is a few levels of fields and lists",
+                event.start_mark)
         if self.check_event(yaml.AliasEvent):  # type: ignore[attr-defined]
             event = self.peek_event()  # type: ignore[attr-defined]
             raise yaml.composer.ComposerError(
@@ -134,7 +166,11 @@ class _NoAliases:
             raise yaml.composer.ComposerError(
                 None, None, "anchors ('&name') are not allowed in records; write the value out", event.start_mark
             )
-        return super().compose_node(parent, index)  # type: ignore[misc]
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)  # type: ignore[misc]
+        finally:
+            self._depth -= 1
 
 
 class _NoAliasComposer(_NoAliases, yaml.SafeLoader):
@@ -185,6 +221,8 @@ def load_yaml(text: str, file: str) -> tuple[YamlDocument | None, list[Problem]]
         what = exc.problem or exc.context or "not valid YAML"
         if exc.context and exc.problem and exc.context not in what:
             what = f"{exc.context}: {exc.problem}"
+        if "'\\t'" in what:  # PyYAML names the tab but not the remedy
+            what += "; YAML indents with spaces only: replace the tab by spaces"
         return None, [Problem(Location(file, line, col), f"YAML syntax: {what}", RULE)]
     except yaml.YAMLError as exc:  # errors without a position (rare: encoding)
         return None, [Problem(Location(file, 1, 1), f"YAML: {exc}", RULE)]

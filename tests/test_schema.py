@@ -59,7 +59,7 @@ def test_one_schema_per_record_kind() -> None:
          ["f.yaml:6:1: error: $.extra: unknown field 'extra' in feature record; allowed fields: counterexample, "
           "definition, example, id, properties, question, title [schema]"]),
         ("id: x\ntitle: X\nquestion: q?\nproperties: [associativity]\n",
-         ["f.yaml:1:1: error: missing required field 'definition' [schema]"]),
+         ["f.yaml:1:1: error: $.definition: missing required field 'definition': add it to the record [schema]"]),
         ("id: Not_A_Slug\ntitle: X\nquestion: q?\ndefinition: d\nproperties: [associativity]\n",
          ["f.yaml:1:5: error: $.id: \"Not_A_Slug\" does not have the required form (The id of a structural execution "
           "feature, its file name under catalog/features/ without '.yaml') [schema]"]),

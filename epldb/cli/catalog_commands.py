@@ -135,6 +135,11 @@ def _plain(value: Any) -> Any:
 def show(args: argparse.Namespace) -> int:
     cat = load_catalog(args)
     record = cat.get(args.id)
+    failed = [rf.path for rf in cat.files if rf.expected_id == args.id and not rf.valid]
+    if record is None and failed:
+        # The record exists but did not load: its own problems say why, not "no record".
+        print_problems(p for p in cat.problems if p.location.file in failed and p.severity == "error")
+        return EXIT_INVALID
     if record is None:
         ids = [r.id for r in cat.records()]
         close = difflib.get_close_matches(args.id, ids, n=3)

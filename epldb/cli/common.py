@@ -41,7 +41,9 @@ def load_catalog(args: argparse.Namespace, *, lint: bool = True) -> Catalog:
     return load(args.root, lint=lint)
 
 
-def print_problems(problems: Iterable[Problem], stream: Any = sys.stdout) -> None:
+def print_problems(problems: Iterable[Problem], stream: Any = None) -> None:
+    # sys.stdout looked up at the call, not at import, so a redirected stdout receives them too
+    stream = sys.stdout if stream is None else stream
     for p in problems:
         print(p.format(), file=stream)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from epldb.cli.common import (EXIT_INVALID, EXIT_OK, UsageError, check_selection, dump_json, load_catalog,
                               parse_where, print_problems, select_realizations)
+from epldb.problems import merge_repeats
 from epldb.records import Realization, point_text
 
 
@@ -54,7 +55,7 @@ def compile_command(args: argparse.Namespace) -> int:
     if args.record and where:
         raise UsageError("--record keeps the facts of whole parameter spaces; drop --where")
     builds = compile_all(catalog.root, jobs, where)
-    problems = [p for b in builds for p in b.problems]
+    problems = merge_repeats(p for b in builds for p in b.problems)
     if args.record:
         from epldb.compile import find_toolchain
         from epldb.evidence.static import record, toolchain_id

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from epldb.catalog import Catalog
 from epldb.cli.common import UsageError, check_selection, load_catalog, parse_where, select_realizations
-from epldb.contracts.base import shape_sizes
+from epldb.contracts.base import MAX_SIZE_DIGITS, shape_sizes
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -57,7 +57,7 @@ def bench(args: argparse.Namespace) -> int:
     for text in args.shape:
         sizes = shape_sizes(text)
         if sizes is None or min(sizes) < 1:
-            raise UsageError(f"--shape {text!r}: positive integers joined by 'x', e.g. 8192x32001 (rows x cols) or "
+            raise UsageError(f"--shape {text!r}: positive integers of at most {MAX_SIZE_DIGITS} digits joined by 'x', e.g. 8192x32001 (rows x cols) or "
                              "1000003 (n)")
     return bench_command(cat, args.ids, args.quick, args.out, args.resume, where=parse_where(args.where),
                          peers=not args.no_peers, shapes=["sweep"] if args.sweep else args.shape)

@@ -24,7 +24,8 @@ def _point(point: dict) -> str:
 def check_claims(
     realization: Realization, entries: Sequence["EntryBuild"], target: str, *, sass_available: bool = True
 ) -> list[Problem]:
-    """One problem per claim, entry and point that fails; none when every claim holds."""
+    """One problem per claim, entry and point that fails; none when every claim holds (the
+    commands merge a claim's failures at every point into one message: problems.merge_repeats)."""
     claims = realization.claims
     out: list[Problem] = []
 
@@ -37,17 +38,21 @@ def check_claims(
             for i, op in enumerate(claims.sass_require):
                 if e.sass.get(op, 0) == 0:
                     fail(("claims", "sass", "require", i), "sass-claim",
-                         f"SASS claim requires {op} but {e.expression} contains no {op} on {target} {at}")
+                         f"SASS claim requires {op} but {e.expression} contains no {op} on {target} {at}: "
+                         "make the kernel use it or drop the claim")
             for i, op in enumerate(claims.sass_forbid):
                 if (n := e.sass.get(op, 0)) > 0:
                     fail(("claims", "sass", "forbid", i), "sass-claim",
-                         f"SASS claim forbids {op} but {e.expression} contains {n} {op} on {target} {at}")
+                         f"SASS claim forbids {op} but {e.expression} contains {n} {op} on {target} {at}: "
+                         "remove them from the kernel or drop the claim")
         if claims.max_registers is not None and e.registers > claims.max_registers:
             fail(("claims", "max_registers"), "register-claim",
-                 f"claim max_registers {claims.max_registers} but {e.expression} uses {e.registers} registers on {target} {at}")
+                 f"claim max_registers {claims.max_registers} but {e.expression} uses {e.registers} registers on {target} {at}: "
+                 "raise the claim or use fewer registers")
         if claims.no_spills and (e.spill_store_bytes or e.spill_load_bytes):
             fail(("claims", "no_spills"), "spill-claim",
-                 f"claim no_spills but {e.expression} spills {e.spill_store_bytes} bytes stored, {e.spill_load_bytes} loaded on {target} {at}")
+                 f"claim no_spills but {e.expression} spills {e.spill_store_bytes} bytes stored, {e.spill_load_bytes} loaded on {target} {at}: "
+                 "cut the register pressure or drop the claim")
     return out
 
 

@@ -68,12 +68,17 @@ class Peer:
     tolerance: "dict[str, Tolerance] | None" = None
 
 
+#: The most digits a shape's size may have on a command line: 10^15 elements is beyond any device.
+MAX_SIZE_DIGITS = 15
+
+
 def shape_sizes(text: str) -> tuple[int, ...] | None:
     """The integers of a shape written as text, '8192x32001' ('x' or '×' between them, spaces
-    ignored), in the order written; None when it is not such text. Zeros pass: callers say why a
-    size must be positive, in their own terms."""
+    ignored), in the order written; None when it is not such text, or a size has more than
+    ``MAX_SIZE_DIGITS`` digits (no device holds such an array, and 5000 digits were a ValueError
+    from int()). Zeros pass: callers say why a size must be positive, in their own terms."""
     parts = str(text).lower().replace("×", "x").split("x")
-    if not all(p.strip().isdigit() for p in parts):
+    if not all(p.strip().isascii() and p.strip().isdigit() and len(p.strip()) <= MAX_SIZE_DIGITS for p in parts):
         return None
     return tuple(int(p) for p in parts)
 

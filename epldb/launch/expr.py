@@ -13,6 +13,12 @@ Functions: ``min(a, b, ...)``, ``max(a, b, ...)``, ``ceil_div(a, b)``, ``round_u
 dimension is an integer, and silently truncating a true division is how grids come out one block
 short.
 
+Expressions are bounded: at most ``MAX_LENGTH`` characters, ``MAX_DEPTH`` nested parentheses,
+signs or calls, and ``MAX_DIGITS`` digits a literal. The parser, the compiled closures and the
+name walk recurse once a level (a chain of thousands ended in a RecursionError), Python refuses
+integers of over 4300 digits, and no launch dimension needs more; with no power or shift operator
+a value stays a few hundred digits at most.
+
 Nothing here calls ``eval`` or Python's parser: the tokenizer and the recursive-descent parser are
 below, and every error is a value (:class:`ExprError`) carrying the 1-based column inside the
 expression, so that callers can point at the field and the character.
@@ -32,6 +38,14 @@ FUNCTIONS: dict[str, int | None] = {
     "min": None,
     "round_up": 2,
 }
+
+
+#: The longest expression: the catalog's longest is 87 characters.
+MAX_LENGTH = 400
+#: The deepest nesting of parentheses, signs and calls: the catalog's deepest is 3.
+MAX_DEPTH = 32
+#: The most digits an integer literal may have: launch limits and sizes fit in 20.
+MAX_DIGITS = 40
 
 
 @dataclass(frozen=True)
@@ -146,6 +160,8 @@ def tokenize(text: str) -> list[Token] | ExprError:
             j = i
             while j < n and text[j].isascii() and text[j].isdigit():
                 j += 1
+            if j - i > MAX_DIGITS:
+                return ExprError(col, f"a number of {j - i} digits, over the {MAX_DIGITS} an expression may write")
             tokens.append(Token("int", text[i:j], col))
             i = j
         elif ch.isascii() and (ch.isalpha() or ch == "_"):
@@ -183,6 +199,13 @@ class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.pos = 0
+        self.depth = 0
+
+    def nest(self, at: Token) -> None:
+        """One level deeper (a parenthesis, a sign, a call); refused past MAX_DEPTH."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Fail(ExprError(at.col, f"nested deeper than {MAX_DEPTH} levels; simplify the expression"))
 
     @property
     def tok(self) -> Token:
@@ -213,7 +236,10 @@ class _Parser:
     def unary(self) -> Node:
         if self.at_op("-"):
             op = self.take()
-            return Neg(self.unary(), op.col)
+            self.nest(op)
+            node = Neg(self.unary(), op.col)
+            self.depth -= 1
+            return node
         return self.atom()
 
     def atom(self) -> Node:
@@ -230,8 +256,10 @@ class _Parser:
             return Name(t.text, t.col)
         if self.at_op("("):
             open_ = self.take()
+            self.nest(open_)
             node = self.expr()
             self.close(open_)
+            self.depth -= 1
             return node
         raise _Fail(ExprError(t.col, f"expected a number, a name or '(' but found {t.describe()}"))
 
@@ -250,11 +278,13 @@ class _Parser:
         if name.text not in FUNCTIONS:
             known = ", ".join(sorted(FUNCTIONS))
             raise _Fail(ExprError(name.col, f"unknown function '{name.text}' (known: {known})"))
+        self.nest(name)
         args = [self.expr()]
         while self.at_op(","):
             self.take()
             args.append(self.expr())
         self.close(open_)
+        self.depth -= 1
         arity = FUNCTIONS[name.text]
         if arity is not None and len(args) != arity:
             raise _Fail(ExprError(name.col, f"{name.text}() takes {arity} arguments, got {len(args)}"))
@@ -279,6 +309,9 @@ def _parse_text(source: str) -> Expr | ExprError:
     """parse() of a string, memoized: a catalog load resolves the same few dozen launch
     expressions for every parameter point and shape (tens of thousands of parses), and the result
     is immutable (frozen dataclasses)."""
+    if len(source) > MAX_LENGTH:
+        return ExprError(1, f"the expression is {len(source)} characters, over the {MAX_LENGTH} one may "
+                         "have; name the parts as parameters or simplify it")
     tokens = tokenize(source)
     if isinstance(tokens, ExprError):
         return tokens

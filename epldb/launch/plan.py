@@ -20,6 +20,8 @@ column inside the expression in the message.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -214,7 +216,10 @@ def _expr_message(label: str, source: Any, err: ExprError, in_list: bool = False
     if in_list and "to close the '('" in err.message:
         # YAML splits an unquoted [ceil_div(n, b), 1] at the comma inside the call.
         hint = " (inside a YAML [a, b] list, quote an expression that contains a comma)"
-    return f"{label} expression {str(source)!r}, column {err.col}: {err.message}{hint}"
+    text = str(source)
+    if len(text) > 60:  # the field's location and the column say where; a page of it says nothing
+        text = text[:57] + "..."
+    return f"{label} expression {text!r}, column {err.col}: {err.message}{hint}"
 
 
 def _not_a_number(name: str, binding: Binding) -> str:
@@ -401,6 +406,12 @@ def _parse_all(realization: Realization) -> list[tuple[tuple[str | int, ...], st
     return out
 
 
+def expression_fields(realization: Realization) -> list[Any]:
+    """The source of every expression field of a realization's launch plan (lint rule params-used
+    reads the names they use)."""
+    return [source for _, _, source, _, _ in _parse_all(realization)]
+
+
 def check_plan(realization: Realization, contract: "Contract | None", limits: LaunchLimits = LaunchLimits()
                ) -> list[Problem]:
     """Static check of a launch plan, without a GPU (for lint), within ``limits`` (the lint passes
@@ -444,6 +455,17 @@ def check_plan(realization: Realization, contract: "Contract | None", limits: La
         add(("params",), f"contract '{contract.name}' needs parameter(s) {', '.join(missing)}")
 
     parsed_ok = True
+    # A parameter an expression reads must be an integer at every value; a value that is not
+    # ('x', true) is one message at the value, not one per expression that reads it.
+    read = {name for _, _, source, _, _ in _parse_all(realization)
+            if isinstance(expr := parse(source), Expr) for name, _ in expr.names()}
+    for name in sorted(read & set(realization.params)):
+        for i, value in enumerate(realization.params[name]):
+            if isinstance(value, bool) or not isinstance(value, int):
+                add(("params", name, i), f"{json.dumps(value)} is not an integer, but launch expressions read "
+                    f"'{name}': make each value an integer, or give the kernel a parameter of its own")
+                parsed_ok = False
+                break
     for path, label, source, may_be_array, in_list in _parse_all(realization):
         expr = parse(source)
         if isinstance(expr, ExprError):
@@ -453,6 +475,9 @@ def check_plan(realization: Realization, contract: "Contract | None", limits: La
         if may_be_array and isinstance(expr, Expr) and expr.bare_name in bindings:
             continue
         for name, col in expr.names():
+            if name in read and name in realization.params and not parsed_ok and any(
+                    isinstance(v, bool) or not isinstance(v, int) for v in realization.params[name]):
+                continue  # reported at the value above
             if name in bindings:
                 add(path, _expr_message(label, source, ExprError(col, _not_a_number(name, bindings[name]))))
                 parsed_ok = False

@@ -35,8 +35,27 @@ def resolve_kernel(kernels_dir: Path, source: str) -> tuple[Path | None, str | N
     return candidate, None
 
 
+def meant_kernel(catalog: "Catalog", record_path: str) -> str | None:
+    """The kernel a realization record whose kernel path is refused most likely meant: the one at
+    the place ``epldb new realization`` puts it (``kernels/<folder>/<subject>/<name>.cu``), when
+    it exists. kernel-has-record leaves that kernel to this rule, so that one wrong path is one
+    message, not a second about the kernel it leaves without a record."""
+    parts = PurePosixPath(record_path).parts  # catalog/realizations/<subject>/<name>.yaml
+    if len(parts) != 4 or not catalog.kernels_dir.is_dir():
+        return None
+    subject, name = parts[2], parts[3][: -len(".yaml")]
+    for room in sorted(p for p in catalog.kernels_dir.iterdir() if p.is_dir() and p.name != "include"):
+        candidate = room / subject / f"{name}.cu"
+        if candidate.is_file():
+            return candidate.relative_to(catalog.kernels_dir).as_posix()
+    return None
+
+
 def check(catalog: "Catalog") -> Iterator[Problem]:
     for r in catalog.realizations.values():
         _, why = resolve_kernel(catalog.kernels_dir, r.kernel.source)
         if why:
+            meant = meant_kernel(catalog, r.file)
+            if meant is not None and meant != r.kernel.source:
+                why += f" (kernels/{meant} is where its kernel would be: `source: {meant}`?)"
             yield Problem(r.loc("kernel", "source"), why, RULE, _PATH)

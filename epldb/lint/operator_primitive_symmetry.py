@@ -18,14 +18,15 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
     for o in catalog.operators.values():
         for i, stage in enumerate(o.decomposition):
             p = catalog.primitives.get(stage.primitive)
-            if p is not None and o.id not in p.operators:
+            # A primitive that lists an operator not in the catalog has references-resolve's message.
+            if p is not None and o.id not in p.operators and all(x in catalog.operators for x in p.operators):
                 yield Problem(o.loc("decomposition", i, "primitive"),
                               f"stage '{stage.name}' uses primitive '{p.id}', but {p.file} does not list "
                               f"'{o.id}' under operators; add it there", RULE, f"$.decomposition[{i}].primitive")
     for p in catalog.primitives.values():
         for i, oid in enumerate(p.operators):
             o = catalog.operators.get(oid)
-            if o is not None and p.id not in o.primitives:
+            if o is not None and p.id not in o.primitives and all(x in catalog.primitives for x in o.primitives):
                 yield Problem(p.loc("operators", i), f"operator '{oid}' is listed, but its decomposition in "
                               f"{o.file} has no stage using '{p.id}'; remove it or add the stage", RULE,
                               f"$.operators[{i}]")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from epldb.problems import Problem
+from epldb.problems import Problem, first_non_ascii
 
 if TYPE_CHECKING:
     from epldb.catalog import Catalog
@@ -22,8 +22,12 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
         data, source = rf.data, rf.source
         assert source is not None
         if data["id"] != rf.expected_id:
+            odd = first_non_ascii(rf.expected_id)
+            # The two can look the same: then the file name's look-alike is what to say.
+            why = (f"the file's name is not ASCII ({odd.replace('; retype it', '')}); rename the file" if odd else
+                   "rename the file or change the id")
             yield Problem(source.at(("id",)), f"id '{data['id']}' does not match the file's path, which makes "
-                          f"it '{rf.expected_id}'; rename the file or change the id", RULE, "$.id")
+                          f"it '{rf.expected_id}'; {why}", RULE, "$.id")
         folder = rf.path.split("/")[2] if rf.kind in ("primitive", "realization") else None
         if rf.kind == "primitive" and data["family"] != folder:
             yield Problem(source.at(("family",)), f"family '{data['family']}' does not match the folder "

@@ -1,7 +1,7 @@
 """Every reference resolves: features and operators named by primitives, features and primitives named
 by operators, the primitive or operator a realization realizes, the building blocks (realization
 or primitive ids) an operator realization ``composes``, and the realizations, primitives and operators
-an experiment ``concerns``."""
+an experiment ``concerns``; and no realization composes itself."""
 
 from __future__ import annotations
 
@@ -45,12 +45,19 @@ def check(catalog: "Catalog") -> Iterator[Problem]:
                 yield _missing(o, ("decomposition", i, "primitive"), s.primitive, "primitive", catalog.primitives)
     realizations = set(catalog.realizations) | catalog.invalid_ids("realization")
     for r in catalog.realizations.values():
-        if r.primitive is not None and r.primitive not in primitives:
+        # A lone subject that is not the record's folder is path-matches-id's to report: one message.
+        folder = r.id.split("/", 1)[0]
+        lone = (r.primitive is None) != (r.operator is None)
+        if r.primitive is not None and r.primitive not in primitives and not (lone and r.primitive != folder):
             yield _missing(r, ("primitive",), r.primitive, "primitive", catalog.primitives)
-        if r.operator is not None and r.operator not in operators:
+        if r.operator is not None and r.operator not in operators and not (lone and r.operator != folder):
             yield _missing(r, ("operator",), r.operator, "operator", catalog.operators)
         for i, block in enumerate(r.composes):
-            if "/" in block and block not in realizations:
+            if block == r.id:
+                yield Problem(r.loc("composes", i), f"'{block}' composes itself: composes lists the other "
+                              "realizations or primitives it is built from; remove it", RULE,
+                              json_path(("composes", i)))
+            elif "/" in block and block not in realizations:
                 yield _missing(r, ("composes", i), block, "realization", catalog.realizations)
             elif "/" not in block and block not in primitives:
                 yield _missing(r, ("composes", i), block, "primitive", catalog.primitives)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from epldb.contracts import Contract, get_contract
-from epldb.contracts.base import shape_sizes
+from epldb.contracts.base import MAX_SIZE_DIGITS, shape_sizes
 from epldb.evidence import canonical_json
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Subject:
             sizes = shape_sizes(str(text))
             if sizes is None or len(sizes) != len(names):
                 raise SelectError(f"shape {text!r}: {self.id} takes {'x'.join(names).upper()} "
-                                  f"({len(names)} positive integer(s) joined by 'x', e.g. "
+                                  f"({len(names)} positive integer(s) of at most {MAX_SIZE_DIGITS} digits joined by 'x', e.g. "
                                   f"{'x'.join(str(v) for v in self.contract.bench_shapes(False)[0].values())})")
             shape = dict(zip(names, sizes))
         bad = [k for k, v in shape.items() if v < 1]
