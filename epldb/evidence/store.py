@@ -61,6 +61,15 @@ def _write_atomic(path: Path, write: Callable[[BinaryIO], None]) -> None:
         raise
 
 
+def drop_leftover_temporaries(path: Path) -> list[Path]:
+    """Remove the temporaries a killed ``_write_atomic`` of ``path`` left beside it (a kill skips its
+    clean-up); the file itself is whole, old or new. Only for a path no live process is writing."""
+    left = sorted(path.parent.glob(f".{path.name}.*.tmp"))
+    for tmp in left:
+        tmp.unlink(missing_ok=True)
+    return left
+
+
 def write_json_atomic(path: Path, payload: Any) -> None:
     text = json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n"
     _write_atomic(path, lambda f: f.write(text.encode("utf-8")))
@@ -168,6 +177,8 @@ class EvidenceWriter:
 
     def open(self) -> "EvidenceWriter":
         self.directory.mkdir(parents=True, exist_ok=True)
+        for path in (self.sealed_path, self.env_path):  # a run killed while replacing either
+            drop_leftover_temporaries(path)
         earlier = self.existing()
         if self.csv_path.exists():
             _repair_tail(self.csv_path)
@@ -244,6 +255,7 @@ def seal(journal: Path) -> Path:
     """Seal the run whose journal is ``journal``: its rows, after those already sealed for the same
     run, into ``<run>.parquet`` (atomic), then the journal removed. Returns the sealed path."""
     sealed = journal.with_suffix(SEALED)
+    drop_leftover_temporaries(sealed)  # a seal killed half-way: its rows are still in the journal
     rows = (read_sealed(sealed) if sealed.exists() else []) + read_journal(journal)
     seen: set[tuple[str, ...]] = set()
     unique = []
