@@ -1,4 +1,5 @@
-"""Peers: PyTorch eager, torch.compile and CuPy solving a contract's problem beside our kernels.
+"""Peers: PyTorch eager, torch.compile, Liger-Kernel and CuPy solving a contract's problem beside
+our kernels.
 
 What every peer shares lives here: the lazy imports (a missing package is a skip reason, never an
 exception), CuPy arrays handed to PyTorch and back through DLPack (bfloat16 through an int16
@@ -34,6 +35,7 @@ from epldb.contracts.dtypes import from_float64, to_float64
 TORCH_EAGER = "torch-eager"
 TORCH_COMPILE = "torch-compile"
 CUPY = "cupy"
+LIGER = "liger-kernel"
 
 #: The arguments a peer function takes after its input arrays, for one instance.
 PeerArgs = Callable[[Contract, Shape, Point], tuple[Any, ...]]
@@ -290,3 +292,35 @@ def torch_peers(call: str, fn: Callable[..., Any], output: Outputs, args: PeerAr
     suffix = f" ({note})" if note else ""
     return (Peer(TORCH_EAGER, f"PyTorch eager: {call}{suffix}", eager, tolerance),
             Peer(TORCH_COMPILE, f"torch.compile of the same call, static shapes{suffix}", compiled, tolerance))
+
+
+# --- Liger-Kernel: the fused Triton kernels users pick for these layers --------------------------------
+
+
+def prepare_liger(fn: Callable[..., Any], output: Outputs, args: PeerArgs) -> Prepare:
+    """A Liger-Kernel peer: ``fn(*tensors, *args)`` eagerly, as prepare_torch_eager, once the
+    package imports (its Triton kernels compile at the first call, in the bench's warm-up). The
+    inputs never require gradients, so Liger's forward writes no gradient into them."""
+    eager = prepare_torch_eager(fn, output, args)
+
+    def prepare(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
+        try:
+            import liger_kernel  # noqa: F401
+        except ImportError as e:
+            return f"not installed: {e.name}"
+        return eager(contract, shape, point)
+
+    return prepare
+
+
+def liger_peer(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs = no_args, *,
+               convert: Convert | None = None, note: str = "",
+               tolerance: dict[str, Tolerance] | None = None) -> Peer:
+    """Liger-Kernel's Triton kernel for the problem (``call`` names it in the title), the fused
+    kernels users put into Hugging Face models in place of PyTorch's; ``convert``, ``note`` and
+    ``tolerance`` as for torch_peers."""
+    prepare = prepare_liger(fn, output, args)
+    if convert is not None:
+        prepare = convert_on_read(prepare, convert)
+    suffix = f" ({note})" if note else ""
+    return Peer(LIGER, f"Liger-Kernel (Triton): {call}{suffix}", prepare, tolerance)

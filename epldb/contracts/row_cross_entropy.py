@@ -58,7 +58,7 @@ from epldb.contracts.base import (
     Tolerance,
     uniform01,
 )
-from epldb.contracts.peers import as_float32, bfloat16_loosened, torch_peers
+from epldb.contracts.peers import as_float32, bfloat16_loosened, liger_peer, torch_peers
 from epldb.contracts.row_softmax_state import (
     neg_inf_mask,
     softmax_state_float64,
@@ -115,13 +115,21 @@ class RowCrossEntropy(RowContract):
         return 5 * shape["rows"] * shape["cols"]
 
     def peers(self) -> tuple[Peer, ...]:
-        return torch_peers("torch.nn.functional.cross_entropy(x, target, reduction='none') in the input dtype",
-                           _cross_entropy_torch, "loss", convert=as_float32,
-                           note="a bf16 loss widened outside the timing; held to 2^-7",
-                           tolerance=bfloat16_loosened(self.tolerance, 2.0**-7))
+        note = "a bf16 loss widened outside the timing; held to 2^-7"
+        loose = bfloat16_loosened(self.tolerance, 2.0**-7)
+        return (*torch_peers("torch.nn.functional.cross_entropy(x, target, reduction='none') in the input dtype",
+                             _cross_entropy_torch, "loss", convert=as_float32, note=note, tolerance=loose),
+                liger_peer("liger_cross_entropy(x, target, reduction='none')", _cross_entropy_liger, "loss",
+                           convert=as_float32, note=note, tolerance=loose))
 
 
 def _cross_entropy_torch(x: Any, target: Any) -> Any:
     import torch
 
     return torch.nn.functional.cross_entropy(x, target, reduction="none")
+
+
+def _cross_entropy_liger(x: Any, target: Any) -> Any:
+    from liger_kernel.transformers.functional import liger_cross_entropy
+
+    return liger_cross_entropy(x, target, reduction="none")

@@ -58,7 +58,7 @@ import numpy as np
 
 from epldb.contracts.base import Arrays, Peer, Point, Shape, Tolerance, uniform01
 from epldb.contracts.dtypes import from_float64
-from epldb.contracts.peers import torch_peers
+from epldb.contracts.peers import liger_peer, torch_peers
 from epldb.contracts.row_moments import mean_dominated_values
 from epldb.contracts.row_rmsnorm import eps_arg, eps_rows, gains
 from epldb.contracts.rows import RowMapContract
@@ -107,11 +107,18 @@ class RowLayerNorm(RowMapContract):
         return 7 * shape["rows"] * shape["cols"]
 
     def peers(self) -> tuple[Peer, ...]:
-        return torch_peers("torch.nn.functional.layer_norm(x, (cols,), weight, bias, eps) in the input dtype",
-                           _layer_norm_torch, "y", eps_arg)
+        return (*torch_peers("torch.nn.functional.layer_norm(x, (cols,), weight, bias, eps) in the input dtype",
+                             _layer_norm_torch, "y", eps_arg),
+                liger_peer("liger_layer_norm(x, weight, bias, eps)", _layer_norm_liger, "y", eps_arg))
 
 
 def _layer_norm_torch(x: Any, weight: Any, bias: Any, eps: float) -> Any:
     import torch
 
     return torch.nn.functional.layer_norm(x, (x.shape[1],), weight, bias, eps)
+
+
+def _layer_norm_liger(x: Any, weight: Any, bias: Any, eps: float) -> Any:
+    from liger_kernel.transformers.functional import liger_layer_norm
+
+    return liger_layer_norm(x, weight, bias, eps)

@@ -55,7 +55,7 @@ from epldb.contracts.base import (
     wide_range_values,
 )
 from epldb.contracts.dtypes import from_float64
-from epldb.contracts.peers import bfloat16_loosened, torch_peers
+from epldb.contracts.peers import bfloat16_loosened, liger_peer, torch_peers
 from epldb.contracts.rows import RowMapContract
 
 #: log2 range of the row scales s_r.
@@ -112,13 +112,21 @@ class RowRmsNorm(RowMapContract):
         return 4 * shape["rows"] * shape["cols"]
 
     def peers(self) -> tuple[Peer, ...]:
-        return torch_peers("torch.nn.functional.rms_norm(x, (cols,), weight, eps) in the input dtype",
-                           _rms_norm_torch, "y", eps_arg,
-                           note="bf16: held to 2^-6, x * rstd may be rounded before the weight",
-                           tolerance=bfloat16_loosened(self.tolerance, 2.0**-6))
+        note = "bf16: held to 2^-6, x * rstd may be rounded before the weight"
+        loose = bfloat16_loosened(self.tolerance, 2.0**-6)
+        return (*torch_peers("torch.nn.functional.rms_norm(x, (cols,), weight, eps) in the input dtype",
+                             _rms_norm_torch, "y", eps_arg, note=note, tolerance=loose),
+                liger_peer("liger_rms_norm(x, weight, eps), Llama casting (x * rstd rounded, then the weight)",
+                           _rms_norm_liger, "y", eps_arg, note=note, tolerance=loose))
 
 
 def _rms_norm_torch(x: Any, weight: Any, eps: float) -> Any:
     import torch
 
     return torch.nn.functional.rms_norm(x, (x.shape[1],), weight, eps)
+
+
+def _rms_norm_liger(x: Any, weight: Any, eps: float) -> Any:
+    from liger_kernel.transformers.functional import liger_rms_norm
+
+    return liger_rms_norm(x, weight, eps)

@@ -1,5 +1,5 @@
 """An operator's ``peers`` are peer implementations its ``contract`` has (``epldb.contracts``: the
-names its peer rows carry, ``torch-eager``, ``torch-compile``, ``cupy``), so a page advertises only
+names its peer rows carry, ``torch-eager``, ``torch-compile``, ``liger-kernel``, ``cupy``), so a page advertises only
 peers that a bench can time beside the kernels. Without a contract nothing is timed yet, and the
 rule waits for one."""
 

@@ -30,7 +30,7 @@ _PEER_COLOURS = ["#7f7f7f", "#a0522d", "#556b2f", "#708090", "#b8860b"]
 # Each peer implementation's colour on every chart of the site, by its name in the evidence
 # (epldb/contracts/peers.py: a row's subject is '<contract>/<peer name>'). A peer not named here
 # gets a muted colour picked from its name, so it too keeps one colour everywhere.
-PEER_COLOURS = {"torch-eager": "#7f7f7f", "torch-compile": "#a0522d", "cupy": "#556b2f"}
+PEER_COLOURS = {"torch-eager": "#7f7f7f", "torch-compile": "#a0522d", "liger-kernel": "#6a3d9a", "cupy": "#556b2f"}
 _OTHER_PEER_COLOURS = ["#708090", "#b8860b", "#6b4f7a", "#4f6f6f"]
 
 

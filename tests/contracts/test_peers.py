@@ -102,18 +102,20 @@ def test_peer_names_are_unique_within_a_contract(name: str) -> None:
     assert len(set(names)) == len(names), names
 
 
-@pytest.mark.parametrize("absent", [("cupy",), ("torch",), ("cupy", "torch")], ids="+".join)
+@pytest.mark.parametrize("absent", [("cupy",), ("torch",), ("cupy", "torch"), ("liger_kernel",)], ids="+".join)
 def test_prepare_says_what_is_missing_instead_of_raising(absent: tuple[str, ...],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     for module in absent:
         monkeypatch.setitem(sys.modules, module, None)  # `import module` now raises ImportError
-    missing = {m for m in ("cupy", "torch") if importlib.util.find_spec(m) is None}  # patched or not installed
+    missing = {m for m in ("cupy", "torch", "liger_kernel") if importlib.util.find_spec(m) is None}  # patched or not installed
     reasons = {f"not installed: {m}" for m in missing}
     for case in CASES:
         contract, peer = case.resolve()
         prepared = peer.prepare(contract, dict(case.shape), case.point)
-        # Every peer needs CuPy; the torch peers need PyTorch too.
-        if "cupy" in missing or ("torch" in missing and case.peer.startswith("torch")):
+        # Every peer needs CuPy; the torch peers need PyTorch too, Liger-Kernel's PyTorch and itself.
+        uses_torch = case.peer.startswith("torch") or case.peer == "liger-kernel"
+        if ("cupy" in missing or ("torch" in missing and uses_torch)
+                or ("liger_kernel" in missing and case.peer == "liger-kernel")):
             assert prepared in reasons, (case.id, prepared)
 
 
