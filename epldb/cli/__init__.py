@@ -11,7 +11,7 @@ from epldb.cli.common import EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_U
 
 # Each command module exposes ``register(subparsers)``; the parser sets ``func`` per command.
 _COMMAND_MODULES = ["catalog_commands", "compile_commands", "gpu_commands", "compare_commands", "site_commands",
-                    "new_commands", "evidence_commands", "select_commands"]
+                    "new_commands", "evidence_commands", "select_commands", "sanitize_commands"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -33,14 +33,17 @@ def current_hashes(root: Path, catalog: "Catalog") -> dict[str, str]:
 
 
 def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
-    """True for each realization row of ``df`` that no longer describes the repository's kernel."""
+    """True for each realization (or sanitizer) row of ``df`` that no longer describes the
+    repository's kernel."""
     from epldb.evidence.static import MACHINE_CODE_COLUMNS, load_facts, recorded_source_hashes
 
     hashes = current_hashes(catalog.root, catalog)
     is_real = df["kind"] == "realization"
     current = df["subject"].map(hashes)
-    stale = (is_real & (current.isna() | (df["source_hash"] != current))).astype(bool)
-    changed = stale & current.notna()
+    differs = current.isna() | (df["source_hash"] != current)
+    # A sanitizer row (epldb/sanitize.py) holds for the source it watched, whatever the machine code.
+    stale = ((is_real | (df["kind"] == "sanitizer")) & differs).astype(bool)
+    changed = stale & is_real & current.notna()
     if not changed.any():
         return stale
     # Only a row whose measured source has recorded facts can have measured today's machine code.

@@ -15,7 +15,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-KINDS = ("realization", "peer", "ceiling")
+KINDS = ("realization", "peer", "ceiling", "sanitizer")
 STATUSES = ("passed", "incorrect", "compile-error", "runtime-error", "skipped")
 #: The columns that identify what a row measured; a run holds at most one row per key.
 KEY_COLUMNS = ("subject", "kind", "params", "dtype", "shape")
@@ -27,10 +27,11 @@ def canonical_json(value: Any) -> str:
 
 @dataclass
 class Row:
-    """One measurement: a realization at a point and shape, a peer, or a ceiling."""
+    """One measurement: a realization at a point and shape, a peer, a ceiling, or a realization
+    under a sanitizer tool (epldb/sanitize.py)."""
 
     subject: str
-    kind: str  # realization | peer | ceiling
+    kind: str  # realization | peer | ceiling | sanitizer
     params: dict[str, Any]  # stored as JSON, sorted keys
     dtype: str
     shape: dict[str, Any]  # stored as JSON, sorted keys

@@ -347,6 +347,9 @@ def _row_primitives(df: "pd.DataFrame", catalog: Catalog) -> list[str]:
         if kind == "realization":
             out.append(subject.split("/", 1)[0])
             continue
+        if kind == "sanitizer":  # a realization's status under a tool: no figure of the primitive's
+            out.append("")
+            continue
         key = params if isinstance(params, str) else repr(params)
         if key not in parsed:
             parsed[key] = params_dict(params)

@@ -114,6 +114,7 @@ DEVICE = "nvidia-h200"
 RUN = "20250101T010000Z-bench-synthetic"
 VERIFY_RUN = "20250101T000000Z-verify-synthetic"
 OLD_RUN = "20241201T000000Z-bench-synthetic-old"
+SANITIZE_RUN = "20250101T020000Z-sanitize-synthetic"
 
 
 def write_synthetic_evidence(root: Path) -> None:
@@ -166,7 +167,13 @@ def write_synthetic_evidence(root: Path) -> None:
     rows.append(row(OLD_RUN, "block-reduce/shared-tree", "realization",
                     {"block": 128, "items": 4, "dtype": "float32", "op": "sum"}, {"n": 1 << 20}, 9999.0,
                     source_hash="old"))
-    for run in (RUN, VERIFY_RUN, OLD_RUN):
+    # compute-sanitizer rows (epldb/sanitize.py): one tool clean, one with a report that carries markup.
+    for tool, status, detail in (("memcheck", "passed", "clean: 0 errors; 8 verification check(s), 0 failed"),
+                                 ("racecheck", "incorrect", "1 racecheck error(s): Error: Race <b>reported</b>")):
+        rows.append({**row(SANITIZE_RUN, "block-reduce/warp-shuffle", "sanitizer", {"tool": tool}, {"max_n": 4096},
+                           None, status), "source_hash": "fresh", "detail": detail, "err_max_rel": "",
+                     "err_rel_l2": ""})
+    for run in (RUN, VERIFY_RUN, OLD_RUN, SANITIZE_RUN):
         write_sealed(folder / f"{run}.parquet",
                      [{c: "" if r.get(c, "") == "" else str(r[c]) for c in COLUMNS} for r in rows if r["run"] == run])
         env = {"ceilings": {"copy": 4100.0, "read": ceiling}, "clocks": {"clocks.sm": "1980 MHz"},

@@ -125,6 +125,16 @@ def test_realization_page_has_every_section(synthetic_site) -> None:
     assert any(r.value.endswith(".svg") for r in parse(html).refs if r.tag == "img")
 
 
+def test_realization_page_shows_its_sanitizer_status(synthetic_site) -> None:
+    page = synthetic_site.html(synthetic_site.pages["realization:block-reduce/warp-shuffle"])
+    text, raw = visible_text(page), page.read_text(encoding="utf-8")
+    assert "Sanitizer" in text and "memcheck" in text and "racecheck" in text
+    assert "clean" in text and "incorrect" in text and "20250101T020000Z-sanitize-synthetic" in text
+    assert "Race <b>reported</b>" in text and "<b>reported" not in raw  # evidence text shown as text
+    other = visible_text(synthetic_site.html(synthetic_site.pages["realization:block-reduce/shared-tree"]))
+    assert "epldb sanitize block-reduce/shared-tree" in other  # not run yet: how to run it
+
+
 def test_realization_page_shows_the_launch_domain(repo_site) -> None:
     text = visible_text(repo_site.html(repo_site.pages["realization:softmax/online-registers"]))
     assert "Domain: the shapes each parameter point serves" in text

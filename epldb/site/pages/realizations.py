@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from epldb.evidence.row import params_dict
 from epldb.records import Operator, Realization
 from epldb.site import history, layout, static
 from epldb.site import views as V
@@ -100,8 +101,31 @@ def write_realization(site: Site, r: Realization) -> Page:
                   "epl-empty")
     else:
         _evidence_section(site, page, r, rows)
+    _sanitizer_section(site, page, r)
     close_record_page(site, page, r)
     return page
+
+
+def _sanitizer_section(site: Site, page: Page, r: Realization) -> None:
+    """Per device and compute-sanitizer tool, the newest row: clean, or the first reports."""
+    page.heading(3, "Sanitizer")
+    rows = site.sanitizer_rows(r.id)
+    if rows is None:
+        page.para(f"Not run under compute-sanitizer yet: <code>epldb sanitize {esc(r.id)}</code> on a GPU runs its "
+                  "verification under memcheck, racecheck, synccheck and initcheck.", "epl-empty")
+        return
+    newest = rows.sort_values(["utc", "run"]).groupby(["device", "params"], observed=True).tail(1)
+    body = []
+    for row in newest.itertuples(index=False):
+        clean = str(row.status) == "passed"
+        status = badge("clean", "pass") if clean else badge(str(row.status), "fail")
+        if bool(row.stale):
+            status += " " + badge("stale", "stale")
+        body.append([site.device_link(page, str(row.device)), esc(str(params_dict(row.params).get("tool", ""))), status,
+                     f"<code>{esc(str(row.run))}</code>", f"<small>{esc(str(row.detail))}</small>"])
+    page.raw(table(["device", "tool", "status", "run", "detail"], body,
+                   caption_html="The verification's odd shapes under each tool, newest run per device and tool "
+                                "(<code>epldb sanitize</code>); stale: the kernel changed since."))
 
 
 def _latest_runs(site: Site, page: Page, r: Realization) -> None:

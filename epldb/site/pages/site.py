@@ -140,6 +140,12 @@ class Site:
             self._rows_r[rid] = rows if rows is not None and not rows.empty else None
         return self._rows_r[rid]
 
+    def sanitizer_rows(self, rid: str) -> "pd.DataFrame | None":
+        """The realization's rows under compute-sanitizer (epldb/sanitize.py), or None."""
+        ev = self.ev
+        rows = ev[(ev["kind"] == "sanitizer") & (ev["subject"] == rid)] if ev is not None else None
+        return rows if rows is not None and not rows.empty else None
+
     def rows_of_primitive(self, pid: str) -> "pd.DataFrame | None":
         if pid not in self._rows_p:
             ev = self.ev

@@ -1,0 +1,191 @@
+"""``epldb sanitize``: every realization verified under NVIDIA's compute-sanitizer, one evidence row
+per realization and tool.
+
+Each (realization, tool) runs ``compute-sanitizer --tool TOOL ... python -m epldb verify ID
+--max-n N`` in a child process: the verification's odd sizes, fresh random inputs, poisoned
+outputs and canaries, every parameter point, with the sanitizer watching every launch (CuPy's
+own kernels too). The child's verification rows go to a scratch folder and are dropped; what is
+kept is one row of kind ``sanitizer``: subject the realization, params ``{"tool": TOOL}``, shape
+``{"max_n": N}``, status ``passed`` when the sanitizer reports no error and the verification
+passed, ``incorrect`` with the first reports in ``detail`` when it reports errors,
+``runtime-error`` when the child fails otherwise or runs past its time. The source hash and
+target are the child's (its verification rows name them), so a changed kernel makes the row stale.
+
+Tools: memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory hazards between
+threads), synccheck (barriers that not every thread reaches, invalid syncs), initcheck (reads of
+global memory nothing wrote).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from epldb.evidence import Row
+
+if TYPE_CHECKING:
+    from epldb.catalog import Catalog
+
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+#: Elements of the largest verification shape run under the sanitizer: odd sizes, a few hundred
+#: thousand elements (memcheck runs kernels 10-100x slower; the big shapes add time, not coverage).
+DEFAULT_MAX_N = 1 << 20
+#: Seconds one (realization, tool) child may take.
+DEFAULT_TIMEOUT_S = 900
+#: The exit status the sanitizer is told to return when it found errors.
+ERROR_EXIT = 86
+#: Reports kept in a row's detail.
+KEPT_REPORTS = 3
+
+_PREFIX = "========= "
+_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error")
+# racecheck's own summary: "RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warning)".
+_RACE_SUMMARY = re.compile(r"RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?")
+# The first line of each report: what went wrong, where (the lines after it are its backtrace).
+_REPORT = re.compile(r"^(Invalid |Misaligned |Out-of-range |Uninitialized |Race reported|Error: |Barrier error|"
+                     r"Program hit|Warning: |Malloc/Free error)")
+
+
+@dataclass(frozen=True)
+class Report:
+    """What one sanitizer run said: its error count (None: no summary line, the run died first)
+    and the first lines of its reports."""
+
+    errors: int | None
+    first: tuple[str, ...]
+
+
+def parse_report(text: str) -> Report:
+    """The summary count and the first report lines of compute-sanitizer's output ``text``."""
+    errors: int | None = None
+    first: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith(_PREFIX):
+            continue
+        body = line[len(_PREFIX):]
+        if body.startswith(" "):  # an indented line: the report's backtrace and address
+            continue
+        body = body.strip()
+        m = _SUMMARY.search(body) or _RACE_SUMMARY.search(body)
+        if m:
+            errors = max(errors or 0, int(m.group(1)))  # racecheck may print both summaries
+        elif _REPORT.match(body) and len(first) < KEPT_REPORTS and body not in first:
+            first.append(body)
+    return Report(errors, tuple(first))
+
+
+def sanitizer_command(tool: str, realization_id: str, out: Path, max_n: int, root: Path,
+                      executable: str = "compute-sanitizer") -> list[str]:
+    """The child's command line: the sanitizer around a verification of one realization."""
+    extra = {"memcheck": ["--leak-check", "no"], "racecheck": ["--racecheck-report", "all"],
+             "initcheck": ["--track-unused-memory", "no"]}.get(tool, [])
+    return [executable, "--tool", tool, *extra, "--error-exitcode", str(ERROR_EXIT), "--print-limit", "20",
+            sys.executable, "-m", "epldb", "--root", str(root), "verify", realization_id, "--max-n", str(max_n),
+            "--out", str(out)]
+
+
+def _child_rows(out: Path) -> list[dict[str, str]]:
+    from epldb.evidence import read_journal, read_sealed
+
+    rows: list[dict[str, str]] = []
+    for path in sorted(out.glob("*/*.parquet")):
+        rows += read_sealed(path)
+    for path in sorted(out.glob("*/*.csv")):
+        rows += read_journal(path)
+    return rows
+
+
+#: Runs a child: (argv, timeout in seconds) -> (exit status or None on a timeout, combined output).
+Runner = Callable[[list[str], float], tuple[int | None, str]]
+
+
+def run_child(argv: list[str], timeout_s: float) -> tuple[int | None, str]:
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as e:
+        parts = [p.decode("utf-8", "replace") if isinstance(p, bytes) else p for p in (e.stdout, e.stderr) if p]
+        return None, "".join(parts)
+    return done.returncode, done.stdout + done.stderr
+
+
+def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: int = DEFAULT_MAX_N,
+                 timeout_s: float = DEFAULT_TIMEOUT_S, runner: Runner = run_child,
+                 executable: str = "compute-sanitizer") -> Row:
+    """One realization under one tool: the evidence row (see the module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="epl-sanitize-") as scratch:
+        status, text = runner(sanitizer_command(tool, realization_id, Path(scratch), max_n, catalog.root, executable),
+                              timeout_s)
+        checks = _child_rows(Path(scratch))
+    report = parse_report(text)
+    row = Row(realization_id, "sanitizer", {"tool": tool}, "", {"max_n": max_n}, "runtime-error")
+    if checks:
+        row.source_hash, row.target, row.nvrtc = (checks[0].get(k, "") for k in ("source_hash", "target", "nvrtc"))
+    failed = sum(1 for c in checks if c.get("status") != "passed")
+    counted = f"{len(checks)} verification check(s), {failed} failed"
+    if status is None:
+        row.detail = f"timed out after {timeout_s:g} s ({counted} by then)"
+    elif report.errors or status == ERROR_EXIT:
+        row.status = "incorrect"
+        found = f"{report.errors} {tool} error(s)" if report.errors else f"{tool} errors (exit {ERROR_EXIT})"
+        row.detail = f"{found}: " + " | ".join(report.first) + f"; {counted}"
+    elif report.errors == 0 and status == 0 and checks:
+        row.status = "passed"
+        row.detail = f"clean: 0 errors; {counted}"
+    elif report.errors == 0 and checks:
+        row.status = "incorrect"
+        row.detail = f"0 {tool} errors, but the verification failed (exit {status}); {counted}"
+    else:
+        tail = " | ".join(line.strip() for line in text.strip().splitlines()[-3:])
+        row.detail = f"the sanitizer run ended with exit {status} and no verification rows: {tail}"
+    return row
+
+
+def sanitize_command(catalog: "Catalog", ids: Sequence[str] = (), *, tools: Sequence[str] = TOOLS,
+                     out_dir: Path | None = None, resume: str | None = None, max_n: int = DEFAULT_MAX_N,
+                     timeout_s: float = DEFAULT_TIMEOUT_S, runner: Runner = run_child,
+                     stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+    """``epldb sanitize [ID ...]``: a row per realization and tool in a run of its own. Returns 0,
+    1 (a sanitizer reported errors or a run failed) or 2 (nothing to run with)."""
+    from epldb.measure import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _no_gpu, _open_writer, _select
+
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    selected = _select(catalog, ids, err)
+    if selected is None:
+        return EXIT_USAGE
+    executable = shutil.which("compute-sanitizer")
+    if executable is None:
+        print("compute-sanitizer not found on PATH (it comes with the CUDA toolkit: "
+              "see docs/GPU.md, 'Sanitizer sweep')", file=err)
+        return EXIT_USAGE
+    if _no_gpu(err):
+        return EXIT_USAGE
+    writer = _open_writer(catalog, "sanitize", out_dir, resume, "sanitize " + " ".join(ids), err)
+    if writer is None:
+        return EXIT_USAGE
+    rows: list[Row] = []
+    try:
+        for rid in selected:
+            for tool in tools:
+                probe = Row(rid, "sanitizer", {"tool": tool}, "", {"max_n": max_n}, "passed")
+                if writer.has(probe):
+                    continue
+                row = sanitize_one(catalog, rid, tool, max_n=max_n, timeout_s=timeout_s, runner=runner,
+                                   executable=executable)
+                writer.append(row)
+                rows.append(row)
+                print(f"{rid:40s} {tool:10s} {row.status:14s} {row.detail[:100]}", file=err, flush=True)
+    finally:
+        writer.close()
+    bad = [r for r in rows if r.status != "passed"]
+    print(f"{len(rows) - len(bad)} of {len(rows)} (realization, tool) runs clean", file=out)
+    for r in bad:
+        print(f"  {r.subject} {r.params['tool']}: {r.status}: {r.detail}", file=out)
+    print(f"\nevidence: {writer.sealed_path}", file=out)
+    return EXIT_FAILED if bad else EXIT_OK
