@@ -123,6 +123,13 @@ def run_provenance(root: Path, devices: dict[str, set[str]] | None = None) -> li
     return runs
 
 
+def board_mismatch_holes(holes: list[str]) -> list[str]:
+    """The holes of ``holes`` that board_mismatch found (each begins "the environment names",
+    "... records device folder" or "... gives")."""
+    return [h for h in holes if h.startswith(("the environment names", "the environment records device folder",
+                                              "the environment gives"))]
+
+
 def known_holes(root: Path) -> tuple[dict[str, list[str]], list[Problem]]:
     """The committed list of runs whose holes are known: run id → the holes recorded."""
     from epldb.yamlsafe import load_yaml
@@ -156,7 +163,9 @@ def provenance_problems(root: Path, devices: dict[str, set[str]] | None = None) 
             problems.append(Problem(Location(r.file), f"provenance incomplete (known): {r.verdict}", RULE,
                                     severity="notice"))
         else:
-            problems.append(Problem(Location(r.file), f"provenance incomplete: {r.verdict}; a run needs its "
-                                    "environment file and a full commit sha of the history (pass EPL_GIT_COMMIT=$(git "
-                                    "rev-parse HEAD) and EPL_GIT_DIRTY to tools/gpu-run.sh)", RULE))
+            board = bool(board_mismatch_holes(r.holes))
+            hint = ("a run lies in the folder of the board that measured it (epldb evidence merge puts it there)"
+                    if board else "a run needs its environment file and a full commit sha of the history (pass "
+                    "EPL_GIT_COMMIT=$(git rev-parse HEAD) and EPL_GIT_DIRTY to tools/gpu-run.sh)")
+            problems.append(Problem(Location(r.file), f"provenance incomplete: {r.verdict}; {hint}", RULE))
     return problems

@@ -15,7 +15,7 @@ from examples import BASE
 from epldb.evidence import EvidenceWriter, Row, read_sealed
 from epldb.evidence.environment import board_mismatch, known_devices
 from epldb.evidence.merge import merge, plan_merge
-from epldb.evidence.provenance import run_provenance
+from epldb.evidence.provenance import provenance_problems, run_provenance
 
 H200 = {"gpu": "NVIDIA H200", "device_slug": "nvidia-h200", "compute_capability": "9.0"}
 H100 = {"gpu": "NVIDIA H100 80GB HBM3", "device_slug": "nvidia-h100-80gb-hbm3", "compute_capability": "9.0"}
@@ -148,6 +148,9 @@ def test_a_mismatching_run_already_in_a_folder_is_a_provenance_hole(tmp_path: Pa
     make_run(root / "evidence" / "nvidia-h200", RUN, H100)
     (run,) = run_provenance(root, DEVICES)
     assert any("whose folder is nvidia-h100-80gb-hbm3, not nvidia-h200" in h for h in run.holes)
+    (problem,) = [p for p in provenance_problems(root, DEVICES) if p.severity == "error"]
+    assert problem.message.endswith("a run lies in the folder of the board that measured it (epldb evidence "
+                                    "merge puts it there)")
 
 
 def test_the_repository_runs_lie_in_the_folders_of_their_boards() -> None:
