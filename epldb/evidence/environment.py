@@ -70,7 +70,15 @@ _SMI_FIELDS = ["driver_version", "uuid", "pci.bus_id", "clocks.sm", "clocks.mem"
                "pstate", "persistence_mode", "compute_mode", "temperature.gpu"]
 
 
-def _nvidia_smi(index: int, fields: list[str] | None = None) -> dict[str, str]:
+def smi_id(index: int) -> str:
+    """nvidia-smi's name for CUDA's device ``index``: nvidia-smi ignores CUDA_VISIBLE_DEVICES, so a
+    process that sees one GPU of several (a --devices child) must name the board the variable
+    gave it (an index or a UUID, both of which ``--id`` takes), not its own device 0."""
+    visible = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    return visible[index] if index < len(visible) else str(index)
+
+
+def _nvidia_smi(index: int | str, fields: list[str] | None = None) -> dict[str, str]:
     """Read-only nvidia-smi query of the driver and clocks (never changes any setting)."""
     fields = fields or _SMI_FIELDS
     try:
@@ -105,7 +113,7 @@ def collect_environment(root: Path, run_id: str, command: str) -> dict[str, Any]
     dev = device_info()
     rt = cupy.cuda.runtime
     commit, dirty = git_commit(root)
-    smi = _nvidia_smi(dev.index)
+    smi = _nvidia_smi(smi_id(dev.index))
     return {
         "run": run_id,
         "command": command,
@@ -132,6 +140,7 @@ def collect_environment(root: Path, run_id: str, command: str) -> dict[str, Any]
         "clocks": {k: v for k, v in smi.items() if k not in ("driver_version", "uuid", "pci.bus_id")},
         "cluster_places": _cluster_places(dev),
         "cupy_accelerators": os.environ.get("CUPY_ACCELERATORS", "(default)"),
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
         "git_commit": commit,
         "git_dirty": dirty,
         # With git_dirty, the commit is the base and this hash names the uncommitted tree measured.
