@@ -614,6 +614,20 @@ def bench(
     return run.rows
 
 
+def realization_rows(catalog: "Catalog", item: BenchItem, quick: bool, shapes: Sequence[str] = ()) -> int:
+    """How many realization rows :func:`bench` gives ``item``: its points at the shapes they serve
+    (the work a shard of a run is balanced by, see epldb.shard); one a point when it has no contract."""
+    from epldb.runner import contract_of
+
+    r = catalog.realizations[item.realization_id]
+    try:
+        contract = contract_of(catalog, r)
+    except RunError:
+        return len(item.points)
+    timed = shapes_for(contract, quick, shapes)
+    return sum(in_domain(r, shape, p) for p in item.points for shape in timed)
+
+
 def count_rows(catalog: "Catalog", items: list[BenchItem], quick: bool, peers: bool = True,
                shapes: Sequence[str] = ()) -> int:
     """How many rows :func:`bench` will produce (for the progress bar)."""

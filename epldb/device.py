@@ -10,6 +10,12 @@ from dataclasses import dataclass
 from epldb.launch import LaunchLimits
 
 
+def slug_of(name: str) -> str:
+    """The evidence folder of a GPU by the name CUDA reports: 'NVIDIA H200' → 'nvidia-h200',
+    'NVIDIA H100 80GB HBM3' → 'nvidia-h100-80gb-hbm3' (so two boards never share a folder)."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown-gpu"
+
+
 @dataclass(frozen=True)
 class DeviceInfo:
     """The GPU in use, as CUDA reports it."""
@@ -29,7 +35,7 @@ class DeviceInfo:
     @property
     def slug(self) -> str:
         """Folder name for evidence: 'NVIDIA H200' → 'nvidia-h200'."""
-        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "unknown-gpu"
+        return slug_of(self.name)
 
     def limits(self) -> LaunchLimits:
         return LaunchLimits(max_shared_bytes=self.max_shared_optin, sms=self.sm_count)

@@ -19,8 +19,10 @@ from typing import IO, TYPE_CHECKING, Any
 from epldb.evidence import EvidenceWriter, Row, find_run, new_run_id
 from epldb.launch.domain import shapes_for_point
 from epldb.records import point_text
+from epldb.shard import Shard, shard_ids
 
 if TYPE_CHECKING:
+    from epldb.bench import BenchItem
     from epldb.catalog import Catalog
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -89,7 +91,7 @@ def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] |
 
 
 def _open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: str | None,
-                 command: str, out: IO[str]) -> EvidenceWriter | None:
+                 command: str, out: IO[str], shard: Shard | None = None) -> EvidenceWriter | None:
     from epldb.evidence import collect_environment
     from epldb.device import device_info
 
@@ -99,10 +101,29 @@ def _open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: st
         if folder is None:
             print(f"--resume {resume}: no {resume}.csv under {base}/<device>/", file=out)
             return None
-        return EvidenceWriter(folder, resume).open()
-    run_id = new_run_id(kind)
+        writer = EvidenceWriter(folder, resume).open()
+        recorded = writer.env.get("shard")
+        if recorded != (None if shard is None else str(shard)):
+            # resuming with another partition would add rows of realizations the run never held
+            writer.close()
+            print(f"--resume {resume}: the run is shard {recorded or '(none)'}, not "
+                  f"{shard or '(none)'}; resume it with the same --shard", file=out)
+            return None
+        return writer
+    # The shard in the run id too: shards started in the same second on one host stay apart.
+    run_id = new_run_id(kind) + (f"-{shard.tag}" if shard else "")
     env = collect_environment(catalog.root, run_id, command)
+    if shard is not None:
+        env["shard"] = str(shard)
     return EvidenceWriter(base / device_info().slug, run_id, env).open()
+
+
+def _empty_shard(shard: Shard | None, selected: Sequence[str], out: IO[str]) -> bool:
+    if shard is None or selected:
+        return False
+    print(f"shard {shard}: no realization falls in this shard (fewer realizations than shards); nothing to do",
+          file=out)
+    return True
 
 
 def _no_gpu(out: IO[str]) -> bool:
@@ -130,39 +151,36 @@ def verify_command(
     resume: str | None = None,
     where: dict[str, list[str]] | None = None,
     max_n: int | None = None,
+    shard: Shard | None = None,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
 ) -> int:
     """``epldb verify [ID ...]``: verify every point at every verification shape; write evidence.
 
     ``where`` restricts parameter values (``{"dtype": ["float32"]}``); ``max_n`` drops verification
-    shapes with more elements (for quick GPU tests). Returns 0, 1 (a check failed) or 2.
+    shapes with more elements (for quick GPU tests); ``shard`` keeps the realizations of that shard
+    (epldb.shard), balanced by their checks. Returns 0, 1 (a check failed) or 2.
     """
-    from epldb.runner import RunError, contract_of
     from epldb.verify import verify_realization
 
     out, err = stdout or sys.stdout, stderr or sys.stderr
     selected = _select(catalog, ids, err)
     if selected is None:
         return EXIT_USAGE
+    plans = verify_plans(catalog, selected, where, max_n)
+    selected = shard_ids(selected, {rid: checks for rid, _, _, checks in plans}, shard)
+    if _empty_shard(shard, selected, out):
+        return EXIT_OK
+    plans = [plan for plan in plans if plan[0] in selected]
+    total = sum(checks for *_, checks in plans)
     if _no_gpu(err):
         return EXIT_USAGE
-    writer = _open_writer(catalog, "verify", out_dir, resume, "verify " + " ".join(ids), err)
+    writer = _open_writer(catalog, "verify", out_dir, resume, "verify " + _shard_arg(shard) + " ".join(ids), err,
+                          shard)
     if writer is None:
         return EXIT_USAGE
 
     _prebuild(catalog, selected, err)
-    plans: list[tuple[str, list[dict[str, Any]], list[dict[str, int]] | None]] = []
-    total = 0
-    for rid in selected:
-        r = catalog.realizations[rid]
-        points = r.points_where(where)
-        try:
-            shapes = [s for s in contract_of(catalog, r).verify_shapes if max_n is None or math.prod(s.values()) <= max_n]
-        except RunError:
-            shapes = None
-        plans.append((rid, points, shapes))
-        total += sum(len(shapes_for_point(r, p, shapes)) for p in points) if shapes else len(points)
 
     bar = ProgressBar(total, "verify", err)
     rows: list[Row] = []
@@ -179,7 +197,7 @@ def verify_command(
         return False
 
     try:
-        for rid, points, shapes in plans:
+        for rid, points, shapes, _ in plans:
             verify_realization(catalog, rid, shapes=shapes, points=points, skip=skip, emit=emit)
     finally:
         bar.close()
@@ -189,6 +207,32 @@ def verify_command(
     print(verify_table(all_rows), file=out)
     print(f"\nevidence: {writer.sealed_path}", file=out)
     return EXIT_FAILED if any(r.status in FAILED for r in all_rows) else EXIT_OK
+
+
+VerifyPlan = tuple[str, list[dict[str, Any]], list[dict[str, int]] | None, int]
+
+
+def verify_plans(catalog: "Catalog", selected: Sequence[str], where: dict[str, list[str]] | None = None,
+                 max_n: int | None = None) -> list[VerifyPlan]:
+    """Per realization: its points, its verification shapes (None without a contract) and how many
+    checks they make (the rows verify writes; the weight a shard is balanced by)."""
+    from epldb.runner import RunError, contract_of
+
+    plans: list[VerifyPlan] = []
+    for rid in selected:
+        r = catalog.realizations[rid]
+        points = r.points_where(where)
+        try:
+            shapes = [s for s in contract_of(catalog, r).verify_shapes if max_n is None or math.prod(s.values()) <= max_n]
+        except RunError:
+            shapes = None
+        checks = sum(len(shapes_for_point(r, p, shapes)) for p in points) if shapes else len(points)
+        plans.append((rid, points, shapes, checks))
+    return plans
+
+
+def _shard_arg(shard: Shard | None) -> str:
+    return f"--shard {shard} " if shard else ""
 
 
 def verify_table(rows: list[Row]) -> str:
@@ -240,27 +284,33 @@ def bench_command(
     where: dict[str, list[str]] | None = None,
     peers: bool = True,
     shapes: Sequence[str] = (),
+    shard: Shard | None = None,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
 ) -> int:
     """``epldb bench [ID ...] [--quick] [--shape RxC ...]``: ceilings, then every point at the bench shapes, then the
-    peers, all in one run; rows written as measured. Returns 0, 1 (a timed output was wrong or a
-    realization failed) or 2."""
-    from epldb.bench import BenchItem, bench, ceiling_row, count_rows, measure_ceilings
+    peers, all in one run; rows written as measured. ``shard`` keeps the realizations of that shard
+    (epldb.shard), balanced by their timed points; the shard's run measures its own ceilings and
+    the peers of its realizations' contracts at the shapes it times. Returns 0, 1 (a timed output
+    was wrong or a realization failed) or 2."""
+    from epldb.bench import bench, ceiling_row, count_rows, measure_ceilings
 
     out, err = stdout or sys.stdout, stderr or sys.stderr
     selected = _select(catalog, ids, err)
     if selected is None:
         return EXIT_USAGE
+    items = bench_items(catalog, selected, quick, where, shapes, shard)
+    selected = [item.realization_id for item in items]
+    if _empty_shard(shard, selected, out):
+        return EXIT_OK
     if _no_gpu(err):
         return EXIT_USAGE
     writer = _open_writer(catalog, "bench", out_dir, resume, "bench " + ("--quick " if quick else "")
                            + ("--sweep " if list(shapes) == ["sweep"] else "".join(f"--shape {t} " for t in shapes))
-                           + " ".join(ids), err)
+                           + _shard_arg(shard) + " ".join(ids), err, shard)
     if writer is None:
         return EXIT_USAGE
     _prebuild(catalog, selected, err)
-    items = [BenchItem(rid, catalog.realizations[rid].points_where(where)) for rid in selected]
     t0 = time.monotonic()
     try:
         existing = {d["subject"]: float(d["gbps"]) for d in writer.existing() if d.get("kind") == "ceiling" and d.get("gbps")}
@@ -295,6 +345,21 @@ def bench_command(
     print(bench_table(all_rows), file=out)
     print(f"\nevidence: {writer.sealed_path}  ({time.monotonic() - t0:.0f} s)", file=out)
     return EXIT_FAILED if any(r.status in FAILED for r in all_rows if r.kind == "realization") else EXIT_OK
+
+
+def bench_items(catalog: "Catalog", selected: Sequence[str], quick: bool = False,
+                where: dict[str, list[str]] | None = None, shapes: Sequence[str] = (),
+                shard: Shard | None = None) -> list["BenchItem"]:
+    """The items bench times: each selected realization with its points, those of ``shard`` only
+    when given (balanced by realization_rows)."""
+    from epldb.bench import BenchItem, realization_rows
+
+    items = [BenchItem(rid, catalog.realizations[rid].points_where(where)) for rid in selected]
+    if shard is None:
+        return items
+    weights = {item.realization_id: realization_rows(catalog, item, quick, shapes) for item in items}
+    mine = set(shard_ids(list(selected), weights, shard))
+    return [item for item in items if item.realization_id in mine]
 
 
 #: Shape variables that lead a shape's label, in this order; any others follow, sorted. Evidence

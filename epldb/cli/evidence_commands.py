@@ -1,5 +1,6 @@
 """``epldb evidence seal``: turn the journals of runs (a killed run's, or files brought back from a GPU
-machine) into sealed Parquet runs; ``epldb evidence runs``: every sealed run with its provenance."""
+machine) into sealed Parquet runs; ``epldb evidence merge``: bring sealed runs from elsewhere into
+evidence/<device>/, checked; ``epldb evidence runs``: every sealed run with its provenance."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("paths", nargs="*", metavar="PATH",
                    help="journals or folders holding them (default: every journal under evidence/)")
     s.set_defaults(func=seal_command)
+    m = verbs.add_parser("merge", help="bring sealed runs from elsewhere (<run>.parquet + <run>.env.json) into "
+                         "evidence/<device>/, checked, all or nothing")
+    m.add_argument("paths", nargs="+", metavar="FILE_OR_DIR", help="runs, or folders holding them (searched below)")
+    m.set_defaults(func=merge_command)
     r = verbs.add_parser("runs", help="every sealed run: device, kind, rows, commit, provenance")
     r.add_argument("--json", action="store_true", help="machine-readable output")
     r.set_defaults(func=runs_command)
@@ -54,6 +59,31 @@ def seal_command(args: argparse.Namespace) -> int:
         sealed = seal(journal)
         print(f"sealed {journal} -> {sealed.name}")
     return status
+
+
+def merge_command(args: argparse.Namespace) -> int:
+    """Exit 0 when every run was merged or is already present (merging twice is harmless), 1 when
+    any was refused (then nothing was written)."""
+    from epldb.catalog import default_catalog, default_root
+    from epldb.evidence.environment import known_devices
+    from epldb.evidence.merge import merge
+
+    root = Path(args.root).resolve() if args.root else default_root()
+    devices = known_devices(default_catalog(root).targets.values())
+    result = merge(root, [Path(p) for p in args.paths], devices)
+    for problem in result.problems:
+        print(problem.format())
+    for item, dest in result.present:
+        print(f"already present: {item.run} ({dest.relative_to(root).as_posix()})")
+    if not result.ok:
+        print(f"nothing merged: {sum(p.severity == 'error' for p in result.problems)} run(s) or file(s) refused")
+        return EXIT_INVALID
+    for item, dest in result.merged:
+        print(f"merged {item.parquet.as_posix()} -> {dest.relative_to(root).as_posix()}")
+    if not result.merged and not result.present:
+        print("nothing merged: no sealed run (<run>.parquet with <run>.env.json) in the paths given")
+        return EXIT_INVALID
+    return EXIT_OK
 
 
 def runs_command(args: argparse.Namespace) -> int:

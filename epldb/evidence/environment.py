@@ -13,6 +13,7 @@ import platform
 import secrets
 import subprocess
 from datetime import datetime, timezone
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,15 @@ _SMI_FIELDS = ["driver_version", "uuid", "pci.bus_id", "clocks.sm", "clocks.mem"
                "pstate", "persistence_mode", "compute_mode", "temperature.gpu"]
 
 
-def _nvidia_smi(index: int, fields: list[str] | None = None) -> dict[str, str]:
+def smi_id(index: int) -> str:
+    """nvidia-smi's name for CUDA's device ``index``: nvidia-smi ignores CUDA_VISIBLE_DEVICES, so a
+    process that sees one GPU of several (a --devices child) must name the board the variable
+    gave it (an index or a UUID, both of which ``--id`` takes), not its own device 0."""
+    visible = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    return visible[index] if index < len(visible) else str(index)
+
+
+def _nvidia_smi(index: int | str, fields: list[str] | None = None) -> dict[str, str]:
     """Read-only nvidia-smi query of the driver and clocks (never changes any setting)."""
     fields = fields or _SMI_FIELDS
     try:
@@ -104,7 +113,7 @@ def collect_environment(root: Path, run_id: str, command: str) -> dict[str, Any]
     dev = device_info()
     rt = cupy.cuda.runtime
     commit, dirty = git_commit(root)
-    smi = _nvidia_smi(dev.index)
+    smi = _nvidia_smi(smi_id(dev.index))
     return {
         "run": run_id,
         "command": command,
@@ -131,6 +140,7 @@ def collect_environment(root: Path, run_id: str, command: str) -> dict[str, Any]
         "clocks": {k: v for k, v in smi.items() if k not in ("driver_version", "uuid", "pci.bus_id")},
         "cluster_places": _cluster_places(dev),
         "cupy_accelerators": os.environ.get("CUPY_ACCELERATORS", "(default)"),
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
         "git_commit": commit,
         "git_dirty": dirty,
         # With git_dirty, the commit is the base and this hash names the uncommitted tree measured.
@@ -153,3 +163,43 @@ def _cluster_places(dev: Any) -> dict[str, int] | str | None:
         return f"not measured: {type(exc).__name__}: {exc}"
 
 
+
+
+# --- which board a run measured ------------------------------------------------------------------------
+
+
+def known_devices(targets: Iterable[Any]) -> dict[str, set[str]]:
+    """GPU name → the compute capabilities ("9.0") the catalog's target profiles give it (each
+    profile's ``devices`` and ``compute_capability``)."""
+    out: dict[str, set[str]] = {}
+    for t in targets:
+        cc = getattr(t, "compute_capability", None)
+        for name in getattr(t, "devices", ()):
+            if cc:
+                out.setdefault(str(name), set()).add(f"{cc[0]}.{cc[1]}")
+    return out
+
+
+def board_mismatch(env: Mapping[str, Any], folder: str, devices: Mapping[str, set[str]] | None = None) -> list[str]:
+    """Why a run with environment ``env`` does not belong in ``evidence/<folder>/``: the GPU it
+    names is another board's (the folder is the slug of the name CUDA reports, so an H100 run can
+    never sit among H200 runs), the ``device_slug`` it recorded is another folder, or the catalog's
+    target profiles give its GPU another compute capability than it recorded. Empty when it
+    belongs."""
+    from epldb.device import slug_of
+
+    gpu = env.get("gpu")
+    if not isinstance(gpu, str) or not gpu.strip():
+        return ["the environment names no GPU (its 'gpu' field)"]
+    found: list[str] = []
+    if slug_of(gpu) != folder:
+        found.append(f"the environment names GPU {gpu!r}, whose folder is {slug_of(gpu)}, not {folder}")
+    slug = env.get("device_slug")
+    if slug is not None and slug != folder:
+        found.append(f"the environment records device folder {slug!r}, not {folder}")
+    expected = (devices or {}).get(gpu)
+    cc = env.get("compute_capability")
+    if expected and cc is not None and str(cc) not in expected:
+        found.append(f"the environment gives {gpu} compute capability {cc}; the catalog's targets give "
+                     f"{', '.join(sorted(expected))}")
+    return found

@@ -1,5 +1,7 @@
 """Strict provenance: every run has its environment, and its commit is a full sha of the history, or
-the run says plainly that it measured an uncommitted tree (``git_dirty`` with ``source_tree_sha256``).
+the run says plainly that it measured an uncommitted tree (``git_dirty`` with ``source_tree_sha256``);
+and the board its environment names is the board of the device folder it lies in
+(epldb.evidence.environment.board_mismatch).
 
 Runs sealed before this was checked have holes; ``evidence/provenance-holes.yaml`` lists each with
 the holes found then, so that ``epldb validate`` reports them as notices (and the site shows them)
@@ -16,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from epldb.evidence.environment import board_mismatch
 from epldb.evidence.store import EXPERIMENTS, device_of, run_files
 from epldb.evidence.table import kind_of_run
 from epldb.problems import Location, Problem
@@ -72,8 +75,9 @@ def _history(root: Path, names: list[str]) -> dict[str, str | None] | None:
     return result
 
 
-def run_provenance(root: Path) -> list[RunProvenance]:
-    """Every sealed run under ``root/evidence`` with the holes in its provenance."""
+def run_provenance(root: Path, devices: dict[str, set[str]] | None = None) -> list[RunProvenance]:
+    """Every sealed run under ``root/evidence`` with the holes in its provenance. ``devices``: GPU
+    name → compute capabilities, from the catalog's targets (known_devices), checked when given."""
     import pyarrow.parquet as pq
 
     root = Path(root)
@@ -115,7 +119,15 @@ def run_provenance(root: Path) -> list[RunProvenance]:
             r.holes.append("whether the tree was committed is not recorded")
         elif r.dirty and not env.get("source_tree_sha256"):
             r.holes.append("an uncommitted tree with no hash of it")
+        r.holes += board_mismatch(env, r.device, devices)
     return runs
+
+
+def board_mismatch_holes(holes: list[str]) -> list[str]:
+    """The holes of ``holes`` that board_mismatch found (each begins "the environment names",
+    "... records device folder" or "... gives")."""
+    return [h for h in holes if h.startswith(("the environment names", "the environment records device folder",
+                                              "the environment gives"))]
 
 
 def known_holes(root: Path) -> tuple[dict[str, list[str]], list[Problem]]:
@@ -136,9 +148,9 @@ def known_holes(root: Path) -> tuple[dict[str, list[str]], list[Problem]]:
     return {str(k): list(v) for k, v in data.items()}, problems
 
 
-def provenance_problems(root: Path) -> list[Problem]:
+def provenance_problems(root: Path, devices: dict[str, set[str]] | None = None) -> list[Problem]:
     """A run with a hole the committed list does not record is an error; a recorded one a notice."""
-    runs = run_provenance(root)
+    runs = run_provenance(root, devices)
     known, problems = known_holes(root)
     history_checked = _history(Path(root), ["HEAD"]) is not None
     if not history_checked and runs:
@@ -151,7 +163,9 @@ def provenance_problems(root: Path) -> list[Problem]:
             problems.append(Problem(Location(r.file), f"provenance incomplete (known): {r.verdict}", RULE,
                                     severity="notice"))
         else:
-            problems.append(Problem(Location(r.file), f"provenance incomplete: {r.verdict}; a run needs its "
-                                    "environment file and a full commit sha of the history (pass EPL_GIT_COMMIT=$(git "
-                                    "rev-parse HEAD) and EPL_GIT_DIRTY to tools/gpu-run.sh)", RULE))
+            board = bool(board_mismatch_holes(r.holes))
+            hint = ("a run lies in the folder of the board that measured it (epldb evidence merge puts it there)"
+                    if board else "a run needs its environment file and a full commit sha of the history (pass "
+                    "EPL_GIT_COMMIT=$(git rev-parse HEAD) and EPL_GIT_DIRTY to tools/gpu-run.sh)")
+            problems.append(Problem(Location(r.file), f"provenance incomplete: {r.verdict}; {hint}", RULE))
     return problems

@@ -70,6 +70,12 @@ def drop_leftover_temporaries(path: Path) -> list[Path]:
     return left
 
 
+def copy_atomic(source: Path, path: Path) -> None:
+    """``source``'s bytes at ``path``, atomically (a run brought from elsewhere, byte for byte)."""
+    data = Path(source).read_bytes()
+    _write_atomic(path, lambda f: f.write(data))
+
+
 def write_json_atomic(path: Path, payload: Any) -> None:
     text = json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n"
     _write_atomic(path, lambda f: f.write(text.encode("utf-8")))
