@@ -76,7 +76,7 @@ def _fmt(v: float | None, spec: str) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
 
 
-def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] | None:
+def select_ids(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] | None:
     """The realization ids to run: those named, or every realization whose subject (primitive or
     operator) has a contract."""
     from epldb.contracts import get_contract
@@ -90,7 +90,7 @@ def _select(catalog: "Catalog", ids: Sequence[str], out: IO[str]) -> list[str] |
     return [r.id for r in catalog.realizations.values() if get_contract(catalog.contract_name_of(r))]
 
 
-def _open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: str | None,
+def open_writer(catalog: "Catalog", kind: str, out_dir: Path | None, resume: str | None,
                  command: str, out: IO[str], shard: Shard | None = None) -> EvidenceWriter | None:
     from epldb.evidence import collect_environment
     from epldb.device import device_info
@@ -126,7 +126,7 @@ def _empty_shard(shard: Shard | None, selected: Sequence[str], out: IO[str]) -> 
     return True
 
 
-def _no_gpu(out: IO[str]) -> bool:
+def no_gpu(out: IO[str]) -> bool:
     from epldb.device import gpu_available
 
     if gpu_available():
@@ -135,7 +135,7 @@ def _no_gpu(out: IO[str]) -> bool:
     return True
 
 
-def _prebuild(catalog: "Catalog", selected: Sequence[str], err: IO[str]) -> None:
+def prebuild_selected(catalog: "Catalog", selected: Sequence[str], err: IO[str]) -> None:
     from epldb.runner import prebuild
 
     if len(selected) > 1:
@@ -164,7 +164,7 @@ def verify_command(
     from epldb.verify import verify_realization
 
     out, err = stdout or sys.stdout, stderr or sys.stderr
-    selected = _select(catalog, ids, err)
+    selected = select_ids(catalog, ids, err)
     if selected is None:
         return EXIT_USAGE
     plans = verify_plans(catalog, selected, where, max_n)
@@ -173,14 +173,14 @@ def verify_command(
         return EXIT_OK
     plans = [plan for plan in plans if plan[0] in selected]
     total = sum(checks for *_, checks in plans)
-    if _no_gpu(err):
+    if no_gpu(err):
         return EXIT_USAGE
-    writer = _open_writer(catalog, "verify", out_dir, resume, "verify " + _shard_arg(shard) + " ".join(ids), err,
+    writer = open_writer(catalog, "verify", out_dir, resume, "verify " + _shard_arg(shard) + " ".join(ids), err,
                           shard)
     if writer is None:
         return EXIT_USAGE
 
-    _prebuild(catalog, selected, err)
+    prebuild_selected(catalog, selected, err)
 
     bar = ProgressBar(total, "verify", err)
     rows: list[Row] = []
@@ -296,21 +296,21 @@ def bench_command(
     from epldb.bench import bench, ceiling_row, count_rows, measure_ceilings
 
     out, err = stdout or sys.stdout, stderr or sys.stderr
-    selected = _select(catalog, ids, err)
+    selected = select_ids(catalog, ids, err)
     if selected is None:
         return EXIT_USAGE
     items = bench_items(catalog, selected, quick, where, shapes, shard)
     selected = [item.realization_id for item in items]
     if _empty_shard(shard, selected, out):
         return EXIT_OK
-    if _no_gpu(err):
+    if no_gpu(err):
         return EXIT_USAGE
-    writer = _open_writer(catalog, "bench", out_dir, resume, "bench " + ("--quick " if quick else "")
+    writer = open_writer(catalog, "bench", out_dir, resume, "bench " + ("--quick " if quick else "")
                            + ("--sweep " if list(shapes) == ["sweep"] else "".join(f"--shape {t} " for t in shapes))
                            + _shard_arg(shard) + " ".join(ids), err, shard)
     if writer is None:
         return EXIT_USAGE
-    _prebuild(catalog, selected, err)
+    prebuild_selected(catalog, selected, err)
     t0 = time.monotonic()
     try:
         existing = {d["subject"]: float(d["gbps"]) for d in writer.existing() if d.get("kind") == "ceiling" and d.get("gbps")}

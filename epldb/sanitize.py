@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,14 +150,16 @@ def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: i
 
 def sanitize_command(catalog: "Catalog", ids: Sequence[str] = (), *, tools: Sequence[str] = TOOLS,
                      out_dir: Path | None = None, resume: str | None = None, max_n: int = DEFAULT_MAX_N,
-                     timeout_s: float = DEFAULT_TIMEOUT_S, runner: Runner = run_child,
+                     timeout_s: float = DEFAULT_TIMEOUT_S, jobs: int = 1, runner: Runner = run_child,
                      stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
-    """``epldb sanitize [ID ...]``: a row per realization and tool in a run of its own. Returns 0,
-    1 (a sanitizer reported errors or a run failed) or 2 (nothing to run with)."""
-    from epldb.measure import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _no_gpu, _open_writer, _select
+    """``epldb sanitize [ID ...]``: a row per realization and tool in a run of its own, ``jobs``
+    children at a time (each child is a process of its own on the one GPU; the sanitizer's cost is
+    host-side instrumentation, so children side by side use the host's cores). Returns 0, 1 (a
+    sanitizer reported errors or a run failed) or 2 (nothing to run with)."""
+    from epldb.measure import EXIT_FAILED, EXIT_OK, EXIT_USAGE, no_gpu, open_writer, prebuild_selected, select_ids
 
     out, err = stdout or sys.stdout, stderr or sys.stderr
-    selected = _select(catalog, ids, err)
+    selected = select_ids(catalog, ids, err)
     if selected is None:
         return EXIT_USAGE
     executable = shutil.which("compute-sanitizer")
@@ -164,23 +167,28 @@ def sanitize_command(catalog: "Catalog", ids: Sequence[str] = (), *, tools: Sequ
         print("compute-sanitizer not found on PATH (it comes with the CUDA toolkit: "
               "see docs/GPU.md, 'Sanitizer sweep')", file=err)
         return EXIT_USAGE
-    if _no_gpu(err):
+    if no_gpu(err):
         return EXIT_USAGE
-    writer = _open_writer(catalog, "sanitize", out_dir, resume, "sanitize " + " ".join(ids), err)
+    writer = open_writer(catalog, "sanitize", out_dir, resume, "sanitize " + " ".join(ids), err)
     if writer is None:
         return EXIT_USAGE
+    todo = [(rid, tool) for rid in selected for tool in tools
+            if not writer.has(Row(rid, "sanitizer", {"tool": tool}, "", {"max_n": max_n}, "passed"))]
     rows: list[Row] = []
     try:
-        for rid in selected:
-            for tool in tools:
-                probe = Row(rid, "sanitizer", {"tool": tool}, "", {"max_n": max_n}, "passed")
-                if writer.has(probe):
-                    continue
-                row = sanitize_one(catalog, rid, tool, max_n=max_n, timeout_s=timeout_s, runner=runner,
-                                   executable=executable)
-                writer.append(row)
+        if jobs > 1 and todo:
+            # Children run side by side: compile each kernel once here, into the disk cache they
+            # read, so that parallel children never build the same program at once.
+            prebuild_selected(catalog, list(dict.fromkeys(rid for rid, _ in todo)), err)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            running = [pool.submit(sanitize_one, catalog, rid, tool, max_n=max_n, timeout_s=timeout_s,
+                                   runner=runner, executable=executable) for rid, tool in todo]
+            for done in as_completed(running):
+                row = done.result()
+                writer.append(row)  # the main thread alone writes: rows land whole, as each child ends
                 rows.append(row)
-                print(f"{rid:40s} {tool:10s} {row.status:14s} {row.detail[:100]}", file=err, flush=True)
+                print(f"{row.subject:40s} {row.params['tool']:10s} {row.status:14s} {row.detail[:100]}",
+                      file=err, flush=True)
     finally:
         writer.close()
     bad = [r for r in rows if r.status != "passed"]

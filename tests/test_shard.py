@@ -51,10 +51,10 @@ def test_the_repository_bench_splits_into_shards_of_about_equal_work() -> None:
 
     from repository import repository_catalog
     from epldb.bench import realization_rows
-    from epldb.measure import _select, bench_items
+    from epldb.measure import select_ids, bench_items
 
     cat = repository_catalog()
-    selected = _select(cat, [], io.StringIO())
+    selected = select_ids(cat, [], io.StringIO())
     assert selected
     shards = [bench_items(cat, selected, True, shard=Shard(i, 3)) for i in (1, 2, 3)]
     ids = [item.realization_id for items in shards for item in items]

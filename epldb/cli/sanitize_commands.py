@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help=f"verification shapes of at most this many elements (default {DEFAULT_MAX_N})")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
                    help=f"seconds one realization may take under one tool (default {DEFAULT_TIMEOUT_S})")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="children at a time (default 1); the kernels are compiled once first when N > 1")
     p.add_argument("--out", type=Path, help="evidence folder (default: <root>/evidence)")
     p.add_argument("--resume", metavar="RUN", help="continue run RUN, skipping (realization, tool) rows it holds")
     p.set_defaults(func=sanitize)
@@ -30,8 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def sanitize(args: argparse.Namespace) -> int:
     from epldb.sanitize import TOOLS, sanitize_command
 
-    if args.max_n < 1 or args.timeout <= 0:
-        raise UsageError("--max-n and --timeout must be positive")
+    if args.max_n < 1 or args.timeout <= 0 or args.jobs < 1:
+        raise UsageError("--max-n, --timeout and --jobs must be positive")
     cat = load_catalog(args, lint=False)
     return sanitize_command(cat, args.ids, tools=args.tool or TOOLS, out_dir=args.out, resume=args.resume,
-                            max_n=args.max_n, timeout_s=args.timeout)
+                            max_n=args.max_n, timeout_s=args.timeout, jobs=args.jobs)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -91,7 +93,7 @@ def test_each_way_a_run_ends_is_one_row(text: str, status: int | None, checks: l
 
 def test_the_command_writes_a_row_per_tool_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name: "/opt/cs")
-    monkeypatch.setattr(epldb.measure, "_no_gpu", lambda out: False)
+    monkeypatch.setattr(epldb.measure, "no_gpu", lambda out: False)
     monkeypatch.setattr("epldb.device.device_info", lambda: type("D", (), {"slug": "fake-gpu"})())
     monkeypatch.setattr("epldb.evidence.collect_environment", lambda root, run, command: {"run": run})
     calls: list[str] = []
@@ -114,6 +116,34 @@ def test_the_command_writes_a_row_per_tool_and_resumes(tmp_path: Path, monkeypat
     run = sealed.name.removesuffix(".parquet")
     assert S.sanitize_command(CATALOG, [RID], out_dir=tmp_path, resume=run, runner=runner, stdout=io.StringIO(),
                               stderr=io.StringIO()) == 0 and calls == []
+
+
+def test_children_run_side_by_side_after_one_build_and_every_row_lands(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: "/opt/cs")
+    monkeypatch.setattr(epldb.measure, "no_gpu", lambda out: False)
+    monkeypatch.setattr("epldb.device.device_info", lambda: type("D", (), {"slug": "fake-gpu"})())
+    monkeypatch.setattr("epldb.evidence.collect_environment", lambda root, run, command: {"run": run})
+    built: list[list[str]] = []
+    monkeypatch.setattr(epldb.measure, "prebuild_selected", lambda cat, ids, err: built.append(list(ids)))
+    lock, live, most = threading.Lock(), [0], [0]
+    clean = _fake(CLEAN, 0, ["passed"])
+
+    def runner(argv: list[str], timeout_s: float) -> tuple[int | None, str]:
+        with lock:
+            live[0] += 1
+            most[0] = max(most[0], live[0])
+        time.sleep(0.2)  # long enough that four children overlap
+        with lock:
+            live[0] -= 1
+        return clean(argv, timeout_s)
+
+    code = S.sanitize_command(CATALOG, [RID], out_dir=tmp_path, jobs=4, runner=runner, stdout=io.StringIO(),
+                              stderr=io.StringIO())
+    assert code == 0 and built == [[RID]] and most[0] > 1
+    (sealed,) = tmp_path.glob("fake-gpu/*-sanitize-*.parquet")
+    assert sorted(r["params"] for r in read_sealed(sealed)) == sorted(
+        '{"tool":"%s"}' % t for t in S.TOOLS)
 
 
 def test_without_the_sanitizer_the_command_says_where_to_look(monkeypatch: pytest.MonkeyPatch) -> None:
