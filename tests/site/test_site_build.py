@@ -363,3 +363,12 @@ def test_a_history_chart_plots_the_best_rate_of_each_run_from_the_evidence(repo_
         stale = set(mine[(mine["dtype"] == dtype) & mine["stale"].astype(bool)
                          & mine["shape"].map(shape_label).isin(plotted)]["run"])
         assert {r["run"] for r in rows if r["kind"] == "stale"} == stale, title
+
+
+def test_device_page_shows_the_spread_between_its_boards(repo_site) -> None:
+    """Runs of one model on several boards are one device: its page says how far apart they are."""
+    text = visible_text(repo_site.html(repo_site.pages["device:nvidia-h200"]))
+    assert "Boards" in text
+    found = re.search(r"(\d+) measurements .* timed on two boards or more: the slowest board over the fastest is "
+                      r"(\d\.\d{3}) at the median", text)
+    assert found and int(found[1]) > 0 and 1.0 <= float(found[2]) < 1.5

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from epldb.evidence.boards import board_of, board_spread
 from epldb.site import layout
 from epldb.site.escape import html as esc
 from epldb.site.html import Page, badge, dash, gbps, human_bytes, size_field, table
@@ -62,6 +63,8 @@ def write_device(site: Site, device: str) -> Page:
                      + "</details>")
     page.heading(2, "Measured ceilings")
     _ceilings(site, page, device, runs)
+    page.heading(2, "Boards")
+    _boards(site, page, device, runs)
     page.heading(2, "Runs")
     _runs(site, page, device, runs)
     return page
@@ -101,6 +104,29 @@ def _ceilings(site: Site, page: Page, device: str, runs: list[Any]) -> None:
                                     f"realizations; every row (shape, GB/s, median ms, run, freshness): {link}."))
     if not recorded and (measured is None or measured.empty):
         page.para("No ceilings recorded for this device.", "epl-empty")
+
+
+def _boards(site: Site, page: Page, device: str, runs: list[Any]) -> None:
+    """The spread between the boards this device's runs measured (epldb.evidence.boards): the site
+    and ``select`` treat them as one device, so say how far apart they are."""
+    ev = site.ev
+    boards = {i.run: board_of(i.env) for i in runs}
+    named = {b for b in boards.values() if b}
+    spread = board_spread(ev[ev["device"] == device], boards) if ev is not None and len(named) > 1 else None
+    if spread is None:
+        page.para(f"{len(named)} board{'s' if len(named) != 1 else ''} recorded"
+                  + ("; no measurement was timed on two of them." if len(named) > 1 else
+                     ": nothing to compare (runs before boards were recorded name none)."), "epl-empty")
+        return
+    page.para(f"Runs on {len(named)} boards of this model are one device to the catalog and to <code>select</code>. "
+              f"{spread.measurements} measurements (one kind, subject, parameter point, dtype, shape and kernel "
+              "source; fresh passing bench rows) were timed on two boards or more: the slowest board over the "
+              f"fastest is {spread.median:.3f} at the median, {spread.p90:.3f} at the 90th percentile and "
+              f"{spread.worst:.3f} at worst (<code>{esc(spread.worst_measurement)}</code>). Per board, its time "
+              "against each measurement's median over boards (above 1: slower).")
+    page.raw(table(["board", "runs", "measurements shared", "median ratio", "10th percentile", "90th percentile"],
+                   [[f"<code>{esc(b.board)}</code>", str(b.runs), str(b.measurements), f"{b.median_ratio:.3f}",
+                     f"{b.low:.3f}", f"{b.high:.3f}"] for b in spread.boards], numeric=[1, 2, 3, 4, 5]))
 
 
 def _range(entries: list[tuple[str, str, str]]) -> str:
@@ -176,8 +202,7 @@ def _cluster_places_text(env: dict[str, Any]) -> str:
 
 def _board(env: dict[str, Any]) -> str:
     """Which board a run measured: its UUID's first eight digits, and its clusters of 16."""
-    uuid = str(env.get("gpu_uuid") or "")
-    short = uuid.removeprefix("GPU-")[:8]
+    short = board_of(env)
     places = env.get("cluster_places")
     sixteen = places.get("16") if isinstance(places, dict) else None
     return " · ".join(x for x in (short, f"{sixteen} clusters of 16" if sixteen is not None else "") if x)

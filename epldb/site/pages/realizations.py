@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from epldb.evidence.boards import board_of
 from epldb.evidence.row import params_dict
 from epldb.records import Operator, Realization
 from epldb.site import history, layout, static
@@ -451,7 +452,7 @@ def _env_table(site: Site, page: Page, runs: list[str]) -> str:
         rows.append([f"<code>{esc(run)}</code>", esc(f.get("utc", "")[:19]) or dash(),
                      page.a(layout.device(info.device), info.device) if info else dash(),
                      (f"<code>{esc(commit[:12])}</code>{esc(dirty)}" if commit else dash()),
-                     esc(f.get("gpu_uuid", "").removeprefix("GPU-")[:8]) or dash(), _env_link(site, page, info)])
+                     esc(board_of(f)) or dash(), _env_link(site, page, info)])
     out = table(["run", "UTC", "device", "commit", "board", "files"], rows, cls="epl-table epl-env",
                 caption_html=("Fields that differ between these runs (each run's value is in its environment file): "
                               + ", ".join(f"<code>{esc(k)}</code>" for k in varying) + "." if varying else None))
