@@ -133,9 +133,9 @@ struct LayerNormChan {
     const float p = share.head;
     WelfordState s = WelfordState::identity();
     if (count > 0) {
-      const float mean = per_element(share_sum(share, [p](float v) { return v - p; }), count);
-      s = WelfordState{static_cast<float>(count), mean,
-                       share_sum(share, [p, mean](float v) { return (v - p - mean) * (v - p - mean); })};
+      const float mean = per_element(share_sum(share, [p](float v) { return v - p; }), count);  // of x - p
+      const float c = p + mean;  // the thread's mean of x (p itself on a constant row)
+      s = WelfordState{static_cast<float>(count), mean, share_sum(share, [c](float v) { return (v - c) * (v - c); })};
     }
     s = group.all_reduce(s, ChanMerge{});
     return make_float2(p + s.mean, div_by_count(s.m2, s.count));
