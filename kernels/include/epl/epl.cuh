@@ -17,5 +17,6 @@
 #include "harness.cuh"
 #include "policy.cuh"
 #include "thread.cuh"
+#include "tile.cuh"
 #include "util.cuh"
 #include "warp.cuh"
