@@ -27,7 +27,7 @@ PRIMITIVES = {
                "materialization-avoidance"},
 }
 OPERATORS = {"softmax", "log-softmax", "logsumexp", "layernorm", "rmsnorm", "cross-entropy",
-             "attention-row-statistics"}
+             "attention-row-statistics", "gemm"}
 
 
 @pytest.fixture(scope="module")
