@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -121,6 +122,7 @@ def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: i
                  timeout_s: float = DEFAULT_TIMEOUT_S, runner: Runner = run_child,
                  executable: str = "compute-sanitizer") -> Row:
     """One realization under one tool: the evidence row (see the module docstring)."""
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="epl-sanitize-") as scratch:
         status, text = runner(sanitizer_command(tool, realization_id, Path(scratch), max_n, catalog.root, executable),
                               timeout_s)
@@ -130,7 +132,10 @@ def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: i
     if checks:
         row.source_hash, row.target, row.nvrtc = (checks[0].get(k, "") for k in ("source_hash", "target", "nvrtc"))
     failed = sum(1 for c in checks if c.get("status") != "passed")
+    # The child's wall time: what plans the next sweep (memcheck costs 10-100x per launch).
     counted = f"{len(checks)} verification check(s), {failed} failed"
+    if status is not None:
+        counted += f", {time.monotonic() - started:.0f} s"
     if status is None:
         row.detail = f"timed out after {timeout_s:g} s ({counted} by then)"
     elif report.errors or status == ERROR_EXIT:

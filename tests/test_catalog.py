@@ -27,7 +27,7 @@ PRIMITIVES = {
                "materialization-avoidance"},
 }
 OPERATORS = {"softmax", "log-softmax", "logsumexp", "layernorm", "rmsnorm", "cross-entropy",
-             "attention-row-statistics", "transpose"}
+             "attention-row-statistics", "gemm", "transpose"}
 
 
 @pytest.fixture(scope="module")

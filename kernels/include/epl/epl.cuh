@@ -15,6 +15,8 @@
 #include "device.cuh"
 #include "group.cuh"
 #include "harness.cuh"
+#include "mma.cuh"
+#include "pipeline.cuh"
 #include "policy.cuh"
 #include "thread.cuh"
 #include "tile.cuh"
