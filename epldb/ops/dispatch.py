@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from epldb.launch import ArrayArg
+from epldb.launch import ArrayArg, TensorMapArg
 from epldb.launch.domain import in_domain
 from epldb.ops.arrays import Array, OpError, empty, stream_of
 from epldb.runner import RunError, cupy_module
@@ -147,6 +147,9 @@ class Dispatcher:
             for a in step.args:
                 if isinstance(a, ArrayArg):
                     args.append(("array", a.name))
+                elif isinstance(a, TensorMapArg):
+                    raise RunError("skipped", f"{choice.realization} takes tensor map '{a.name}', which epldb.ops "
+                                   "does not encode yet; epldb.run launches it")
                 elif a.dtype == "float32":
                     args.append(("scalar", (a.text, float(a.value))))
                 else:
