@@ -416,6 +416,13 @@ def run(realization_id: str, *arrays: Any, catalog: "Catalog | None" = None, **p
         if not a.flags.c_contiguous:
             inputs[spec.name] = cupy.ascontiguousarray(a)
     shape = contract.shape_of(inputs, point)
+    specs = contract.outputs(shape, point)
+    if all(spec.count == 0 for spec in specs):  # zero rows: an empty result, and nothing to launch
+        empty = [cupy.empty(0, dtype=storage_dtype(spec.dtype)) for spec in specs]
+        return empty[0] if len(empty) == 1 else tuple(empty)
+    if 0 in shape.values():
+        raise RunError("skipped", f"{realization_id}: a shape with a size 0 ({shape}) but outputs to fill: the "
+                       "value of an empty row is the operator's (epldb.ops gives it), not a kernel's")
     launcher = prepare(catalog, realization_id, shape, point)
     outputs = launcher.allocate_outputs()
     launcher.launch({**inputs, **outputs})

@@ -1,6 +1,5 @@
-// epl/tile.cuh — tiles staged through shared memory: operand tiles of matrix products (the
-// shared-memory swizzle, the tile staging, the order of output tiles over the grid) and the tiles of
-// a layout change (shared_tile.cuh, transpose.cuh).
+// epl/tile.cuh — tiles staged through shared memory: operand tiles of matrix products (the swizzle,
+// the staging, the order of output tiles over the grid) and the tiles a block transposes.
 #pragma once
 
 #include "tile/order.cuh"

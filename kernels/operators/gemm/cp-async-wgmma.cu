@@ -32,20 +32,15 @@ gemm_cp_async_wgmma(const __nv_bfloat16* __restrict__ a,  // [m, k]
   extern __shared__ __align__(1024) unsigned char smem[];
   __nv_bfloat16* s = reinterpret_cast<__nv_bfloat16*>(smem);
 
-  const epl::TileCoord t = epl::grouped_tile<8>(static_cast<int>(blockIdx.x), epl::ceil_div(m, BM), epl::ceil_div(n, BN));
-  const int m0 = t.m * BM, n0 = t.n * BN;
+  const epl::TileCoord o = epl::block_tile_origin<BM, BN, 8>(m, n);
+  const int m0 = o.m, n0 = o.n;
   const int group = static_cast<int>(threadIdx.x) >> 7;       // warpgroup: rows 64 * group ..
   const int warp = (static_cast<int>(threadIdx.x) >> 5) & 3;  // warp within it: 16 rows each
   const int tiles = epl::ceil_div(k, epl::kSwizzleRowElems);
 
   auto issue = [&](int tile) {
-    if (tile < tiles) {
-      __nv_bfloat16* slot = s + (tile % STAGES) * kStage;
-      const int k0 = tile * epl::kSwizzleRowElems;
-      epl::cp_async_tile<BM, kThreads>(slot, a, m0, k0, m, k);
-      epl::cp_async_tile<BN, kThreads>(slot + kElemsA, b, n0, k0, n, k);
-    }
-    epl::cp_async_commit();
+    epl::cp_async_stage<BM, BN, kThreads>(s + (tile % STAGES) * kStage, a, b, m0, n0,
+                                         tile * epl::kSwizzleRowElems, m, n, k, tile < tiles);
   };
 #pragma unroll
   for (int i = 0; i < kLead; ++i) issue(i);

@@ -27,8 +27,8 @@ gemm_register_double_buffer(const __nv_bfloat16* __restrict__ a,  // [m, k]
   extern __shared__ __align__(128) unsigned char smem[];
   __nv_bfloat16* s = reinterpret_cast<__nv_bfloat16*>(smem);
 
-  const epl::TileCoord t = epl::grouped_tile<8>(static_cast<int>(blockIdx.x), epl::ceil_div(m, BM), epl::ceil_div(n, BN));
-  const int m0 = t.m * BM, n0 = t.n * BN;
+  const epl::TileCoord o = epl::block_tile_origin<BM, BN, 8>(m, n);
+  const int m0 = o.m, n0 = o.n;
   const int warp = static_cast<int>(threadIdx.x) >> 5;
   const int wm0 = (warp / kWarpsN) * (BM / 2), wn0 = (warp % kWarpsN) * (BN / kWarpsN);
   const int tiles = epl::ceil_div(k, epl::kSwizzleRowElems);

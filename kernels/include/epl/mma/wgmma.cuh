@@ -13,6 +13,7 @@
 // layout, so epl::WarpTile<16, N> stores them.
 #pragma once
 
+#include "../block/bulk_copy.cuh"  // fence_proxy_async_shared: generic-proxy writes (cp.async) before wgmma reads
 #include "../target.cuh"
 
 namespace epl {
@@ -33,12 +34,6 @@ __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_grou
 template <int N>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-// Makes this thread's generic-proxy writes to shared memory (st.shared, cp.async) visible to the
-// async proxy that wgmma reads through; then a barrier publishes them to the warpgroup.
-__device__ __forceinline__ void fence_proxy_async_shared() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
 template <int N>

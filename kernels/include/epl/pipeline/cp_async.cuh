@@ -44,6 +44,20 @@ __device__ __forceinline__ void cp_async_tile(__nv_bfloat16* s, const __nv_bfloa
   }
 }
 
+// One stage of a matrix product: the [BM x 64] tile of a at (m0, k0) and the [BN x 64] tile of b
+// at (n0, k0), both row-major with k columns, into slot (A) and slot + BM * 64 (B); one commit
+// group, empty when `issue` is false, so that wait counts stay those of a full pipeline.
+template <int BM, int BN, int THREADS>
+__device__ __forceinline__ void cp_async_stage(__nv_bfloat16* slot, const __nv_bfloat16* __restrict__ a,
+                                               const __nv_bfloat16* __restrict__ b, int m0, int n0, int k0,
+                                               int m, int n, int k, bool issue) {
+  if (issue) {
+    cp_async_tile<BM, THREADS>(slot, a, m0, k0, m, k);
+    cp_async_tile<BN, THREADS>(slot + BM * kSwizzleRowElems, b, n0, k0, n, k);
+  }
+  cp_async_commit();
+}
+
 #endif  // EPL_HAS_CP_ASYNC
 
 }  // namespace epl

@@ -22,4 +22,11 @@ __device__ __forceinline__ TileCoord grouped_tile(int b, int tiles_m, int tiles_
   return TileCoord{first_m + in_group % rows, in_group / rows};
 }
 
+// The first row and column of this block's BM x BN tile of an m x n output, grouped by GROUP.
+template <int BM, int BN, int GROUP>
+__device__ __forceinline__ TileCoord block_tile_origin(int m, int n) {
+  const TileCoord t = grouped_tile<GROUP>(static_cast<int>(blockIdx.x), (m + BM - 1) / BM, (n + BN - 1) / BN);
+  return TileCoord{t.m * BM, t.n * BN};
+}
+
 }  // namespace epl
