@@ -266,6 +266,34 @@ def measure_copy_at_size(nbytes: int, sets: int) -> Ceiling:
                    f"{len(sources)} source(s) rotated")
 
 
+def measure_mma_bf16(size: int = 8192) -> Row:
+    """The bf16 tensor-core rate ceiling: cuBLAS (torch.matmul, bf16 in, fp32 accumulate, bf16 out)
+    at size³, the fastest GEMM known on the board, timed as every row is; GFLOP/s of 2·size³ flops.
+    A reference measured in the run, not the datasheet's dense peak (which clocks under load miss)."""
+    import cupy
+    import torch
+
+    a = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(size, size, device="cuda", dtype=torch.bfloat16)
+    stream = torch.cuda.ExternalStream(cupy.cuda.get_current_stream().ptr)
+    torch.cuda.synchronize()
+
+    def call() -> None:
+        with torch.cuda.stream(stream):
+            torch.matmul(a, b.t(), out=c)
+
+    t = time_calls([call], min_reps=10, max_reps=40)
+    flops = 2 * size**3
+    return Row("ceiling/mma-bf16", "ceiling", {}, "bfloat16", {"m": size, "n": size, "k": size}, "passed",
+               time_ms_median=t.median_ms, time_ms_p10=t.p10_ms, time_ms_p90=t.p90_ms,
+               gflops=flops / (t.median_ms * 1e-3) / 1e9, frac_ceiling=1.0,
+               detail=f"cuBLAS via torch.matmul(a, b.t()), bf16 {size}^3, fp32 accumulate; {t.reps} reps")
+
+
+#: Rate ceilings (GFLOP/s) a contract's ``rate_ceiling`` may name, by name: each measures one row.
+RATE_CEILINGS: dict[str, Callable[[], Row]] = {"mma-bf16": measure_mma_bf16}
+
 # The size-matched reference of each device ceiling a contract is judged against.
 AT_SIZE = {"read": measure_read_at_size, "copy": measure_copy_at_size}
 
@@ -317,6 +345,10 @@ def _rate_fields(row: Row, contract: Contract, shape: dict[str, int], point: dic
     seconds = t.median_ms * 1e-3
     row.gbps = contract.bytes_moved(shape, point) / seconds / 1e9
     row.gflops = contract.flops(shape, point) / seconds / 1e9
+    if contract.rate_ceiling is not None:  # compute-bound: a fraction of the run's GFLOP/s ceiling
+        rate = ceilings.get(contract.rate_ceiling)
+        row.frac_ceiling = row.gflops / rate if rate else None
+        return
     ceiling = ceilings.get(contract.ceiling)
     row.frac_ceiling = row.gbps / ceiling if ceiling else None
 

@@ -321,6 +321,7 @@ def bench_command(
                 writer.append(ceiling_row(c))
                 ceilings[c.name] = c.gbps
             writer.update_env(ceilings={k: round(v, 1) for k, v in ceilings.items()})
+        _rate_ceilings(catalog, items, writer, ceilings, err)
         bar = ProgressBar(count_rows(catalog, items, quick, peers, shapes), "bench", err)
 
         def emit(row: Row) -> None:
@@ -345,6 +346,32 @@ def bench_command(
     print(bench_table(all_rows), file=out)
     print(f"\nevidence: {writer.sealed_path}  ({time.monotonic() - t0:.0f} s)", file=out)
     return EXIT_FAILED if any(r.status in FAILED for r in all_rows if r.kind == "realization") else EXIT_OK
+
+
+def _rate_ceilings(catalog: "Catalog", items: Sequence["BenchItem"], writer: Any, ceilings: dict[str, float],
+                   err: IO[str]) -> None:
+    """The rate ceilings (GFLOP/s) the selected realizations' contracts name, measured once a run
+    (a resumed run keeps the row it has)."""
+    from epldb.bench import RATE_CEILINGS
+    from epldb.runner import RunError, contract_of
+
+    contracts = []
+    for item in items:
+        try:
+            contracts.append(contract_of(catalog, catalog.realizations[item.realization_id]))
+        except RunError:
+            continue
+    rows = {d["subject"]: d for d in writer.existing() if d.get("kind") == "ceiling" and d.get("gflops")}
+    names = sorted({c.rate_ceiling for c in contracts if c.rate_ceiling is not None})
+    for name in names:
+        done = rows.get(f"ceiling/{name}")
+        if done is not None:
+            ceilings[name] = float(done["gflops"])
+            continue
+        print(f"measuring the {name} rate ceiling...", file=err)
+        row = RATE_CEILINGS[name]()
+        writer.append(row)
+        ceilings[name] = float(row.gflops or 0.0)
 
 
 def bench_items(catalog: "Catalog", selected: Sequence[str], quick: bool = False,

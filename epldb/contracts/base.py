@@ -162,6 +162,9 @@ class Contract(ABC):
     #: The bandwidth ceiling timed rows are a fraction of: "read" (read-dominated problems such
     #: as reductions) or "copy" (as many bytes written as read).
     ceiling: ClassVar[str] = "read"
+    #: For compute-bound problems: the rate ceiling (GFLOP/s, epldb.bench.RATE_CEILINGS) timed rows
+    #: are a fraction of, in place of the bandwidth ceiling; None for memory-bound contracts.
+    rate_ceiling: ClassVar[str | None] = None
 
     def bench_shapes(self, quick: bool) -> tuple[Shape, ...]:
         return self.bench_shapes_quick if quick else self.bench_shapes_full

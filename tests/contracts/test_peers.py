@@ -86,7 +86,8 @@ def test_cases_cover_every_peer_of_every_contract_in_use() -> None:
     for name in in_use:
         mine = [c for c in CASES if c.contract == name]
         assert {c.peer for c in mine} == {p.name for p in get_contract(name).peers()}
-        assert "float32" in {c.point["dtype"] for c in mine}
+        if "float32" in get_contract(name).tolerance:  # gemm is bfloat16 alone
+            assert "float32" in {c.point["dtype"] for c in mine}
     # The reductions: both ops and both float dtypes, and warp-tile-reduce's int32.
     for name in ("block-tile-reduce", "device-reduce", "row-reduce", "warp-tile-reduce"):
         keys = {(c.point["dtype"], c.point["op"]) for c in CASES if c.contract == name}

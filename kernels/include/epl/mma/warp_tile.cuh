@@ -1,0 +1,89 @@
+// epl/mma/warp_tile.cuh — one warp's WM x WN tile of C = A·Bᵀ on mma.sync m16n8k16, its operands
+// read by ldmatrix from swizzled [rows x 64] shared tiles (epl/tile/swizzle.cuh), and its
+// epilogue to a row-major bf16 matrix.
+//
+// Per k step of 16: WM/16 ldmatrix.x4 of A, WN/16 ldmatrix.x4 of B (each two n8 fragments) and
+// (WM/16)·(WN/8) mma. The accumulators are WM·WN/32 fp32 registers a lane. A shared tile of B is
+// n-major (k contiguous): the nt layout, a linear layer's weight, needs no transpose.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include "../tile/swizzle.cuh"
+#include "mma_sync.cuh"
+
+namespace epl {
+
+template <int WM, int WN>
+struct WarpTile {
+  static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tile of whole m16 x n16 pieces");
+  static constexpr int kM = WM / 16;  // m16 fragments
+  static constexpr int kN = WN / 8;   // n8 fragments
+  float acc[kM][kN][4];
+
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int i = 0; i < kM; ++i)
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+  }
+
+  // acc += the warp's rows [wm0, wm0 + WM) of sa times its rows [wn0, wn0 + WN) of sb, over the
+  // 64 k columns of the shared tiles.
+  __device__ __forceinline__ void mma_k64(const __nv_bfloat16* sa, const __nv_bfloat16* sb, int wm0, int wn0) {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+    for (int kk = 0; kk < kSwizzleRowElems; kk += 16) {
+      unsigned a[kM][4];
+      unsigned b[kN][2];
+#pragma unroll
+      for (int i = 0; i < kM; ++i) {
+        const int r = wm0 + i * 16 + (lane & 15);
+        ldmatrix_x4(a[i], sa + swizzle64(r, kk + ((lane >> 4) << 3)));
+      }
+#pragma unroll
+      for (int j = 0; j < kN; j += 2) {
+        const int q = lane >> 3;
+        const int r = wn0 + j * 8 + (lane & 7) + ((q >> 1) << 3);
+        unsigned t[4];
+        ldmatrix_x4(t, sb + swizzle64(r, kk + ((q & 1) << 3)));
+        b[j][0] = t[0];
+        b[j][1] = t[1];
+        b[j + 1][0] = t[2];
+        b[j + 1][1] = t[3];
+      }
+#pragma unroll
+      for (int i = 0; i < kM; ++i)
+#pragma unroll
+        for (int j = 0; j < kN; ++j) mma_bf16_16816(acc[i][j], a[i], b[j][0], b[j][1]);
+    }
+  }
+
+  // Rounds the tile to bf16 once and stores it at rows m0 + [0, WM), columns n0 + [0, WN) of
+  // c [rows x cols], row-major; pairs of columns as one 4-byte store where cols is even.
+  __device__ __forceinline__ void store(__nv_bfloat16* __restrict__ c, int m0, int n0, int rows, int cols) const {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const bool pairs = (cols & 1) == 0;
+#pragma unroll
+    for (int i = 0; i < kM; ++i)
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = m0 + i * 16 + (lane >> 2) + h * 8;
+          const int col = n0 + j * 8 + ((lane & 3) << 1);
+          if (r >= rows) continue;
+          __nv_bfloat16* p = c + static_cast<long long>(r) * cols + col;
+          if (pairs && col + 1 < cols) {
+            *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+          } else {
+            if (col < cols) p[0] = __float2bfloat16_rn(acc[i][j][2 * h]);
+            if (col + 1 < cols) p[1] = __float2bfloat16_rn(acc[i][j][2 * h + 1]);
+          }
+        }
+  }
+};
+
+}  // namespace epl

@@ -1,0 +1,4 @@
+// epl/pipeline.cuh — asynchronous copies into shared memory and their completion.
+#pragma once
+
+#include "pipeline/cp_async.cuh"

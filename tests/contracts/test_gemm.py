@@ -1,0 +1,66 @@
+"""The gemm contract on the CPU: inputs, the float64 reference, and a tolerance that passes a
+float32-accumulated bfloat16 product and fails the usual bugs (a dropped ragged k tail, a lost k
+tile, a transposed operand)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from epldb.contracts import get_contract
+from epldb.contracts.base import make_rng
+from epldb.contracts.dtypes import from_float64, to_float64
+from epldb.contracts.gemm import Gemm
+from epldb.verify import error_figures
+
+SHAPE = {"m": 257, "n": 263, "k": 264}
+
+
+def _case(layout: str) -> tuple[Gemm, dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    c = Gemm()
+    point = {"layout": layout}
+    inputs = c.make_inputs(SHAPE, "bfloat16", point, make_rng(np, 7), np)
+    ref = c.reference(inputs, SHAPE, point, np)["c"]
+    m, n, k = SHAPE["m"], SHAPE["n"], SHAPE["k"]
+    a = to_float64(inputs["a"], "bfloat16").reshape(m, k)
+    b = to_float64(inputs["b"], "bfloat16")
+    bt = b.reshape(n, k) if layout == "nt" else b.reshape(k, n).T
+    return c, inputs, ref, a, bt
+
+
+def _rel(c: Gemm, out: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
+    got = to_float64(from_float64(out.reshape(-1), "bfloat16"), "bfloat16")
+    fig = error_figures(got, ref, np)
+    return fig.max_rel, fig.rel_l2
+
+
+def test_registered_and_shapes() -> None:
+    c = get_contract("gemm")
+    assert isinstance(c, Gemm)
+    for s in (*c.verify_shapes, *c.bench_shapes_full, *c.bench_shapes_quick):
+        assert s["k"] % 8 == 0  # 16-byte rows
+    assert c.flops({"m": 2, "n": 3, "k": 4}, {}) == 48
+
+
+@pytest.mark.parametrize("layout", ["nt", "nn"])
+def test_fp32_accumulation_passes(layout: str) -> None:
+    c, inputs, ref, a, bt = _case(layout)
+    assert c.shape_of(inputs, {"layout": layout}) == SHAPE
+    out = (a.astype(np.float32) @ bt.T.astype(np.float32)).astype(np.float64)
+    tol = c.tolerance["bfloat16"]
+    max_rel, l2 = _rel(c, out, ref)
+    assert max_rel <= tol.max_rel / 2 and l2 <= tol.rel_l2 / 2
+
+
+def test_bugs_fail() -> None:
+    c, _, ref, a, bt = _case("nt")
+    tol = c.tolerance["bfloat16"]
+    k = SHAPE["k"]
+    bugs = {
+        "ragged k tail dropped": a[:, : k - 8] @ bt[:, : k - 8].T,
+        "k tile of 16 lost": a[:, 16:] @ bt[:, 16:].T,
+        "rows of B swapped": a @ np.roll(bt, 1, axis=0).T,
+    }
+    for name, out in bugs.items():
+        max_rel, _ = _rel(c, out, ref)
+        assert max_rel > tol.max_rel, name
