@@ -244,6 +244,8 @@ class Operator(Record):
     decomposition: tuple[Stage, ...] = ()
     peers: tuple[str, ...] = ()
     contract: str | None = None  # the measurement contract of the operator's own realizations
+    #: Degenerate inputs (constant-row, one-element, zero-rows, nan, inf) -> what the operator returns.
+    degenerate: tuple[tuple[str, str], ...] = ()
     notes: str | None = None
 
     @property
@@ -366,6 +368,7 @@ def operator_from(data: dict[str, Any], file: str, source: SourceMap) -> Operato
         decomposition=tuple(Stage(s["name"], s["primitive"], s["role"]) for s in data["decomposition"]),
         peers=tuple(data["peers"]),
         contract=data.get("contract"),
+        degenerate=tuple((k, str(v)) for k, v in (data.get("degenerate") or {}).items()),
         notes=data.get("notes"),
     )
 

@@ -20,7 +20,7 @@ from epldb.catalog import default_catalog
 from epldb.contracts import Contract, get_contract
 from epldb.contracts.dtypes import STORAGE, poison_pattern, storage_dtype
 from epldb.launch.domain import in_domain, outside_domain
-from epldb.launch import ArrayArg, ResolvedPlan, contract_arrays, plan_env, resolve_plan
+from epldb.launch import ArrayArg, ResolvedPlan, TensorMapArg, contract_arrays, plan_env, resolve_plan
 from epldb.device import choose_target, device_info
 from epldb.occupancy import allow_cluster_shape, allow_dynamic_shared, resident_blocks
 from epldb.problems import Problem
@@ -238,11 +238,14 @@ class Launcher:
         calls: list[tuple[Any, tuple[int, int, int], tuple[int, int, int], tuple[Any, ...], int]] = []
         fallbacks = self.fallbacks or [None] * len(self.functions)
         for fn, fallback, step in zip(self.functions, fallbacks, self.plan.steps):
-            args = tuple(pool[a.name] if isinstance(a, ArrayArg) else np.dtype(a.dtype).type(a.value) for a in step.args)
             if fallback is not None and not all_aligned(pool[a.name] for a in step.args if isinstance(a, ArrayArg)):
                 fn = fallback
             if step.shared_bytes > 0:  # the 48 KiB default counts static shared memory too
                 allow_dynamic_shared(fn, step.shared_bytes)
+            if any(isinstance(a, TensorMapArg) for a in step.args):
+                calls.append((_DriverLaunch(fn, step.args, pool), step.grid, step.block, (), step.shared_bytes))
+                continue
+            args = tuple(pool[a.name] if isinstance(a, ArrayArg) else np.dtype(a.dtype).type(a.value) for a in step.args)
             calls.append((fn, step.grid, step.block, args, step.shared_bytes))
         zeroed = [scratch[s.name] for s in self.plan.scratch if s.zero]
 
@@ -256,6 +259,41 @@ class Launcher:
 
     def launch(self, arrays: Mapping[str, Any], scratch: Mapping[str, Any] | None = None) -> None:
         self.bind(arrays, scratch)()
+
+
+class _DriverLaunch:
+    """A step with tensor-map arguments, launched through cuLaunchKernel: CuPy's kernel call takes
+    no 128-byte by-value parameter. The maps are encoded once, for the arrays bound (their
+    addresses), and the argument block (one C value a parameter) is built once, so a call only
+    launches on CuPy's current stream."""
+
+    def __init__(self, fn: Any, args: tuple[Any, ...], pool: Mapping[str, Any]) -> None:
+        import ctypes
+
+        from epldb.launch.tensor_map import encode_tiled
+
+        values: list[Any] = []
+        for a in args:
+            if isinstance(a, TensorMapArg):
+                values.append(encode_tiled(a, _address(pool[a.array])))
+            elif isinstance(a, ArrayArg):
+                values.append(ctypes.c_uint64(_address(pool[a.name])))
+            elif a.dtype == "float32":
+                values.append(ctypes.c_float(float(a.value)))
+            else:
+                values.append(ctypes.c_int32(int(a.value)))
+        self.fn, self.values, self.keep = fn, values, [pool[a.name] for a in args if isinstance(a, ArrayArg)]
+        self.params = (ctypes.c_void_p * max(len(values), 1))(*(ctypes.addressof(v) for v in values))
+
+    def __call__(self, grid: tuple[int, int, int], block: tuple[int, int, int], _args: tuple[Any, ...],
+                 shared_mem: int = 0) -> None:
+        import ctypes
+
+        import cupy
+
+        stream = cupy.cuda.get_current_stream().ptr
+        cupy.cuda.driver.launchKernel(self.fn.ptr, *grid, *block, shared_mem, stream,
+                                      ctypes.addressof(self.params), 0)
 
 
 def prepare(catalog: "Catalog", realization_id: str, shape: Mapping[str, int], point: Mapping[str, ParamValue],
@@ -279,6 +317,11 @@ def prepare(catalog: "Catalog", realization_id: str, shape: Mapping[str, int], p
     functions = [loaded.function(step.entry, point) for step in plan.steps]
     fallbacks = [loaded.function(step.unaligned_entry, point) if step.unaligned_entry else None for step in plan.steps]
     return Launcher(loaded, dict(shape), dict(point), plan, functions, fallbacks)
+
+
+def _address(a: Any) -> int:
+    """The device address of an array (CUDA array interface)."""
+    return int(a.__cuda_array_interface__["data"][0])
 
 
 def all_aligned(arrays: Iterable[Any], boundary: int = 16) -> bool:
@@ -373,6 +416,13 @@ def run(realization_id: str, *arrays: Any, catalog: "Catalog | None" = None, **p
         if not a.flags.c_contiguous:
             inputs[spec.name] = cupy.ascontiguousarray(a)
     shape = contract.shape_of(inputs, point)
+    specs = contract.outputs(shape, point)
+    if all(spec.count == 0 for spec in specs):  # zero rows: an empty result, and nothing to launch
+        empty = [cupy.empty(0, dtype=storage_dtype(spec.dtype)) for spec in specs]
+        return empty[0] if len(empty) == 1 else tuple(empty)
+    if 0 in shape.values():
+        raise RunError("skipped", f"{realization_id}: a shape with a size 0 ({shape}) but outputs to fill: the "
+                       "value of an empty row is the operator's (epldb.ops gives it), not a kernel's")
     launcher = prepare(catalog, realization_id, shape, point)
     outputs = launcher.allocate_outputs()
     launcher.launch({**inputs, **outputs})

@@ -10,6 +10,9 @@ primes, and large), one check:
    regions on both sides must stay untouched; inputs must come back unchanged;
 3. error: max |out - ref| / max |ref| and ||out - ref||_2 / ||ref||_2 against the contract's
    tolerance for the dtype; any NaN (an unwritten or poisoned output) fails;
+   where the contract says the mathematics is exact (``exact_outputs``: a constant row's
+   layernorm, a one-element row's softmax), every value must be the reference rounded to the
+   output dtype, bit for bit;
 4. a second run on the same inputs, outputs poisoned again: bitwise equal or not (recorded; a
    realization that declares ``determinism: bitwise`` and differs is incorrect).
 
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from epldb.contracts import Contract, make_rng
-from epldb.contracts.dtypes import poison_pattern, storage_dtype, to_float64
+from epldb.contracts.dtypes import from_float64, poison_pattern, storage_dtype, to_float64
 from epldb.evidence import Row
 from epldb.launch.domain import shapes_for_point
 from epldb.runner import Launcher, RunError, load_realization, prepare
@@ -71,6 +74,17 @@ def error_figures(out: Any, ref: Any, xp: Any = np) -> ErrorFigures:
     l2 = float(xp.linalg.norm(diff))
     rel_l2 = l2 / ref_norm if ref_norm > 0 else l2
     return ErrorFigures(max_rel, rel_l2, nan, first_bad)
+
+
+def inexact_elements(got: Any, ref: Any, mask: Any, dtype: str, xp: Any = np) -> tuple[int, int | None]:
+    """How many of the outputs ``got`` (float64 of the stored values) under ``mask`` differ from the
+    float64 reference rounded to ``dtype`` (the exactly rounded result; NaN matches NaN), and the
+    flat index of the first."""
+    exact = to_float64(from_float64(ref.ravel(), dtype, xp), dtype, xp)
+    got = got.ravel()
+    wrong = xp.asarray(mask).ravel() & ~((got == exact) | (xp.isnan(got) & xp.isnan(exact)))
+    count = int(wrong.sum())
+    return count, (int(xp.argmax(wrong)) if count else None)
 
 
 @dataclass
@@ -151,11 +165,19 @@ def check_point(launcher: Launcher, shape: Mapping[str, int], seed: int) -> Row:
     canaries = all(g.canaries_intact() for g in outs.values())
 
     worst = ErrorFigures(0.0, 0.0, 0, None)
+    exact = contract.exact_outputs(dict(shape), point, xp)
+    inexact = 0
     for spec in launcher.output_specs():
         got = to_float64(first[spec.name], spec.dtype, cupy)
-        fig = error_figures(got if xp is cupy else cupy.asnumpy(got), ref[spec.name], xp)
+        got = got if xp is cupy else cupy.asnumpy(got)
+        fig = error_figures(got, ref[spec.name], xp)
         if fig.nan:
             details.append(f"{fig.nan} non-finite value(s) in '{spec.name}', first at [{fig.first_bad}]")
+        if spec.name in exact:
+            count, at = inexact_elements(got, ref[spec.name], exact[spec.name], spec.dtype, xp)
+            inexact += count
+            details.append(f"{count} inexact value(s) in '{spec.name}' where it is exact, first at [{at}]" if count
+                           else f"exact where required ({int(exact[spec.name].sum())} values of '{spec.name}')")
         worst = ErrorFigures(max(worst.max_rel, fig.max_rel), max(worst.rel_l2, fig.rel_l2),
                              worst.nan + fig.nan, worst.first_bad if worst.first_bad is not None else fig.first_bad)
     row.err_max_rel, row.err_rel_l2 = worst.max_rel, worst.rel_l2
@@ -181,6 +203,8 @@ def check_point(launcher: Launcher, shape: Mapping[str, int], seed: int) -> Row:
         failures.append("NaN in output")
     if worst.max_rel > tol.max_rel or worst.rel_l2 > tol.rel_l2:
         failures.append(f"error above tolerance (max_rel {tol.max_rel:g}, rel_l2 {tol.rel_l2:g})")
+    if inexact:
+        failures.append("inexact where the result is exact (degenerate rows)")
     if not canaries:
         failures.append("canary overwritten: a write outside the output")
     if not inputs_kept:

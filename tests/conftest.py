@@ -5,6 +5,7 @@ after another, a minute each for the larger parameter spaces)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from functools import cache
 from pathlib import Path
@@ -36,6 +37,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session", autouse=True)
 def _gpu_kernels_prebuilt(request: pytest.FixtureRequest) -> None:
     if not gpu_available() or not any("gpu" in item.keywords for item in request.session.items):
+        return
+    if os.environ.get("EPL_NO_PREBUILD") == "1":  # a run that builds only what its tests load
         return
     import epldb
     from epldb.runner import prebuild

@@ -14,6 +14,7 @@ from epldb.contracts.base import (
 from epldb.contracts.block_tile_reduce import BlockTileReduce
 from epldb.contracts.device_reduce import DeviceReduce
 from epldb.contracts.gemm import Gemm
+from epldb.contracts.layout_transpose import LayoutTranspose
 from epldb.contracts.row_attention_decode import RowAttentionDecode
 from epldb.contracts.row_cross_entropy import RowCrossEntropy
 from epldb.contracts.row_layernorm import RowLayerNorm
@@ -31,6 +32,7 @@ REGISTRY: dict[str, type[Contract]] = {
     BlockTileReduce.name: BlockTileReduce,
     DeviceReduce.name: DeviceReduce,
     Gemm.name: Gemm,
+    LayoutTranspose.name: LayoutTranspose,
     RowAttentionDecode.name: RowAttentionDecode,
     RowCrossEntropy.name: RowCrossEntropy,
     RowLayerNorm.name: RowLayerNorm,
@@ -67,6 +69,7 @@ __all__ = [
     "Contract",
     "DeviceReduce",
     "Gemm",
+    "LayoutTranspose",
     "Peer",
     "RowAttentionDecode",
     "RowCrossEntropy",

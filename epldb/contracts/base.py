@@ -218,3 +218,11 @@ class Contract(ABC):
 
     def peers(self) -> tuple[Peer, ...]:
         return ()
+
+    def exact_outputs(self, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
+        """Where the mathematics is exact (a constant row's layernorm is its bias, a one-element row's
+        softmax is 1): per output name, a boolean mask over its elements (flat, in output order)
+        that must equal the float64 reference rounded to the output dtype, bit for bit. verify
+        reports every other value there as an inexact element; the tolerance judges the rest.
+        Default: no output is required exact."""
+        return {}

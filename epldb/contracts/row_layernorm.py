@@ -15,7 +15,9 @@ row_moments.py), ``offset_r + std_r * z`` with std_r in [1, 2), z uniform of uni
 (sum x, sum x^2) form returns noise) and over [16, 64) in bfloat16 (the most a bfloat16 row can
 carry and still vary). Rows r % 4 == 2 are scaled (before rounding, kappa unchanged) to a standard
 deviation of sqrt(eps): there var + eps is 2 var, so a forgotten eps, or one added to the standard
-deviation instead, fails. ``weight`` is uniform in [0.5, 1.5) (around 1, never zero), ``bias`` of
+deviation instead, fails. Rows r % 8 == 5 are constant (every element the row's first, rounded):
+there the mean is exact, the variance 0 and y the bias, which a realization must return bit for
+bit (``exact_outputs``; torch does), as on rows of one element. ``weight`` is uniform in [0.5, 1.5) (around 1, never zero), ``bias`` of
 either sign with magnitude uniform in [0.5, 1.5). Output scale: |x_hat| is at most about sqrt(3),
 so |y| is below about 4.1.
 
@@ -73,6 +75,12 @@ def layernorm_float64(x: Any, weight: Any, bias: Any, eps: float, xp: Any = np) 
     return d / xp.sqrt(var + eps)[:, None] * weight[None, :] + bias[None, :]
 
 
+def constant_rows(rows: int, xp: Any = np) -> Any:
+    """The degenerate rows of the inputs: r % 8 == 5, every element equal to the row's first (odd
+    rows, so never the eps-scaled rows r % 4 == 2)."""
+    return xp.arange(rows) % 8 == 5
+
+
 class RowLayerNorm(RowMapContract):
     name: ClassVar[str] = "row-layernorm"
     summary: ClassVar[str] = (
@@ -85,10 +93,17 @@ class RowLayerNorm(RowMapContract):
         "float32": Tolerance(max_rel=2e-3, rel_l2=2e-3),
         "bfloat16": Tolerance(max_rel=2.0**-7, rel_l2=2.0**-7),
     }
+    exact_names: ClassVar[tuple[str, ...]] = ("y",)  # constant rows: x - mean = 0, y = bias bit for bit
+
+    def exact_rows(self, shape: Shape, point: Point, xp: Any = np) -> Any:
+        """Constant rows (``constant_rows``) and, when a row is one element, every row: there the
+        mean is the value, the variance 0 and y the bias exactly (torch: the same)."""
+        return constant_rows(shape["rows"], xp) | (shape["cols"] == 1)
 
     def make_inputs(self, shape: Shape, dtype: str, point: Point, rng: Any, xp: Any = np) -> dict[str, Any]:
         rows, cols = shape["rows"], shape["cols"]
         values = mean_dominated_values(shape, dtype, rng, xp)
+        values = xp.where(constant_rows(rows, xp)[:, None], values[:, :1], values)  # every element its row's first
         std = values.std(axis=1)
         to_eps = eps_rows(rows, xp) & (std > 0)  # a one-column row has no spread to scale
         scale = xp.where(to_eps, math.sqrt(self.scalar("eps")) / xp.where(std > 0, std, 1.0), 1.0)

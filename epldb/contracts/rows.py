@@ -72,6 +72,23 @@ class RowContract(Contract):
         {"rows": 256, "cols": 131_072},
     )
 
+    #: Outputs that are exact on the rows ``exact_rows`` names (rows of one element, by default):
+    #: softmax 1, log-softmax 0, logsumexp x, a norm's y its bias. Empty: none are.
+    exact_names: ClassVar[tuple[str, ...]] = ()
+
+    def exact_rows(self, shape: Shape, point: Point, xp: Any = np) -> Any:
+        """The rows whose ``exact_names`` outputs are exact: all of them when a row is one element."""
+        return xp.full(shape["rows"], shape["cols"] == 1, dtype=bool)
+
+    def exact_outputs(self, shape: Shape, point: Point, xp: Any = np) -> dict[str, Any]:
+        """Each ``exact_names`` output over the ``exact_rows``: one value a row, or a whole row of
+        a row map (an output of ``rows * k`` elements, k per row)."""
+        rows = self.exact_rows(shape, point, xp)
+        if not self.exact_names or not bool(rows.any()):
+            return {}
+        per_row = {s.name: s.count // max(shape["rows"], 1) for s in self.outputs(shape, point)}
+        return {name: xp.repeat(rows, per_row[name]) for name in self.exact_names}
+
     def inputs(self, shape: Shape, point: Point) -> list[ArraySpec]:
         return [self.input_spec(name, shape, point) for name in self.input_names]
 

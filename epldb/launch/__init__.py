@@ -15,6 +15,7 @@ from epldb.launch.plan import (
     plans_in_domain,
     resolve_plan,
 )
+from epldb.launch.tensor_map import TensorMapArg, TensorMapError, check_tensor_map, encode_tiled
 
 __all__ = [
     "FUNCTIONS",
@@ -28,8 +29,12 @@ __all__ = [
     "ResolvedStep",
     "ScalarArg",
     "ScratchBuffer",
+    "TensorMapArg",
+    "TensorMapError",
     "check_plan",
+    "check_tensor_map",
     "contract_arrays",
+    "encode_tiled",
     "evaluate",
     "parse",
     "plan_env",

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from epldb.launch.domain import check_domain, in_domain, shapes_for_point
 from epldb.launch.env import ITEMSIZE, plan_env
 from epldb.launch.expr import Expr, ExprError, evaluate, parse
+from epldb.launch.tensor_map import TensorMapArg, check_tensor_map, contiguous_strides
 from epldb.problems import Problem, json_path
 from epldb.records import Realization, Target
 
@@ -104,8 +105,8 @@ class ScalarArg:
 
 
 #: What a bare name in a step's ``args`` binds to: a contract array or scratch buffer (its role),
-#: or a float scalar of the contract (the argument itself).
-Binding = ArrayRole | ScalarArg
+#: a float scalar of the contract, or a tensor map of ``launch.tensor_maps`` (the argument itself).
+Binding = ArrayRole | ScalarArg | TensorMapArg
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ class ResolvedStep:
     block: tuple[int, int, int]
     shared_bytes: int
     cluster: tuple[int, int, int] | None
-    args: tuple[ArrayArg | ScalarArg, ...]
+    args: tuple[ArrayArg | ScalarArg | TensorMapArg, ...]
     # The entry to launch instead when an array argument turns out not 16-byte aligned (None: no
     # alternative, or `entry` is already the unaligned one).
     unaligned_entry: str | None = None
@@ -150,6 +151,7 @@ class ResolvedPlan:
     env: dict[str, Any]
     scratch: tuple[ScratchBuffer, ...] = ()
     steps: tuple[ResolvedStep, ...] = ()
+    tensor_maps: tuple[TensorMapArg, ...] = ()
     problems: tuple[Problem, ...] = field(default=())
 
     @property
@@ -226,6 +228,8 @@ def _not_a_number(name: str, binding: Binding) -> str:
     """Why a bound name cannot stand in an integer expression."""
     if isinstance(binding, ScalarArg):
         return f"'{name}' is a float scalar of the contract: pass it bare as an argument, not in an expression"
+    if isinstance(binding, TensorMapArg):
+        return f"'{name}' is a tensor map: pass it bare as an argument, not in an expression"
     return f"'{name}' is an array, not a number"
 
 
@@ -267,6 +271,9 @@ def resolve_plan(
         scratch.append(ScratchBuffer(name, spec["dtype"], count, bool(spec.get("zero", False))))
     for s in scratch:
         roles.setdefault(s.name, "scratch")
+    maps = _resolve_tensor_maps(res, plan.get("tensor_maps") or {}, roles)
+    for m in maps:
+        roles[m.name] = m
 
     entry_names = [e.name for e in realization.kernel.entries]
     steps: list[ResolvedStep] = []
@@ -298,7 +305,7 @@ def resolve_plan(
         for k, a in enumerate(step.get("args") or []):
             if isinstance(a, str) and a.strip() in roles:
                 bound = roles[a.strip()]
-                args.append(bound if isinstance(bound, ScalarArg) else ArrayArg(a.strip(), bound))
+                args.append(bound if isinstance(bound, (ScalarArg, TensorMapArg)) else ArrayArg(a.strip(), bound))
                 continue
             v = res.value(base + ("args", k), f"argument {k + 1}", a, True)
             if v is None:
@@ -316,7 +323,53 @@ def resolve_plan(
         steps.append(ResolvedStep(i, str(entry), grid, block, shared, cluster, tuple(args),
                                   str(unaligned) if unaligned is not None else None, bool(step.get("resident", False)),
                                   held))
-    return ResolvedPlan(realization.id, dict(env), tuple(scratch), tuple(steps), tuple(res.problems))
+    return ResolvedPlan(realization.id, dict(env), tuple(scratch), tuple(steps), tuple(maps), tuple(res.problems))
+
+
+def _map_dtype(spec: Mapping[str, Any], env: Mapping[str, Any]) -> str:
+    """A tensor map's element type: a parameter's value (default the parameter ``dtype``) or a name."""
+    name = str(spec.get("dtype", "dtype"))
+    value = env.get(name, name)
+    return value if isinstance(value, str) else name
+
+
+def _resolve_tensor_maps(res: _Resolver, specs: Mapping[str, Any], roles: Mapping[str, Binding]) -> list[TensorMapArg]:
+    """The plan's tensor maps at this shape and point, each checked against the driver's rules
+    (epldb/launch/tensor_map.py); a map with a problem is left out (and its problem reported)."""
+    out: list[TensorMapArg] = []
+    for name, spec in specs.items():
+        base: tuple[str | int, ...] = ("launch", "tensor_maps", name)
+        if name in roles or name in res.env:
+            res.problem(base, f"tensor map '{name}' shadows a contract array, scratch buffer, shape variable or parameter")
+            continue
+        array = spec.get("array")
+        if roles.get(array) not in ("input", "output", "scratch"):
+            res.problem(base + ("array",), f"tensor map '{name}' describes '{array}', which is no contract array or "
+                        "scratch buffer")
+            continue
+        dtype = _map_dtype(spec, res.env)
+        sides: dict[str, list[int]] = {}
+        for key in ("dims", "box", "strides"):
+            if key not in spec:
+                continue
+            values = [res.value(base + (key, j), f"tensor map '{name}' {key}[{j}]", v, True)
+                      for j, v in enumerate(spec[key])]
+            if any(v is None for v in values):
+                break
+            sides[key] = [int(v) for v in values if v is not None]
+        else:
+            dims, box = sides["dims"], sides["box"]
+            item = ITEMSIZE.get(dtype, 0)
+            strides = ([s * item for s in sides["strides"]] if "strides" in sides
+                       else list(contiguous_strides(dtype, dims)) if item else [])
+            swizzle = str(spec.get("swizzle", "none"))
+            why = check_tensor_map(dtype, dims, strides, box, swizzle)
+            if why:
+                res.problem(base, f"tensor map '{name}': " + "; ".join(why) + f" (at {_fmt_context(res.env)})")
+                continue
+            out.append(TensorMapArg(name, str(array), dtype, tuple(dims), tuple(strides), tuple(box), swizzle,
+                                    str(spec.get("oob", "zero"))))
+    return out
 
 
 def _reads_resident(source: Any) -> bool:
@@ -387,6 +440,10 @@ def _parse_all(realization: Realization) -> list[tuple[tuple[str | int, ...], st
     out: list[tuple[tuple[str | int, ...], str, Any, bool, bool]] = []
     for name, spec in (plan.get("scratch") or {}).items():
         out.append((("launch", "scratch", name, "count"), f"scratch '{name}' count", spec.get("count"), False, False))
+    for name, spec in (plan.get("tensor_maps") or {}).items():
+        for key in ("dims", "box", "strides"):
+            for j, item in enumerate(spec.get(key) or []):
+                out.append((("launch", "tensor_maps", name, key, j), f"tensor map '{name}' {key}[{j}]", item, False, True))
     for i, step in enumerate(plan.get("steps") or []):
         base: tuple[str | int, ...] = ("launch", "steps", i)
         for key in ("grid", "block", "cluster"):
@@ -440,12 +497,15 @@ def check_plan(realization: Realization, contract: "Contract | None", limits: La
 
     roles = contract_arrays(contract)
     scratch = set((realization.launch.get("scratch") or {}))
+    tensor_maps = realization.launch.get("tensor_maps") or {}
     shape_vars = set(contract.shape_vars)
     numbers = set(realization.params) | shape_vars
     for p, values in realization.params.items():
         if any(isinstance(v, str) and v in ITEMSIZE for v in values):
             numbers.add(f"{p}_bytes")
     bindings: dict[str, Binding] = {**roles, **{s: "scratch" for s in scratch}}
+    for name, spec in tensor_maps.items():  # the runner encodes them; here only the name binds
+        bindings.setdefault(name, TensorMapArg(name, str(spec.get("array")), "", (), (), ()))
 
     if RESIDENT in realization.params:
         add(("params", RESIDENT), f"'{RESIDENT}' is the name a grid reads for the blocks the device holds at "
@@ -503,6 +563,7 @@ def check_plan(realization: Realization, contract: "Contract | None", limits: La
                 "to launch when it is nonzero, or remove it")
             parsed_ok = False
         passed.update(a.strip() for a in step.get("args") or [] if isinstance(a, str))
+    passed.update(str(spec.get("array")) for name, spec in tensor_maps.items() if name in passed)
     for name, bound in roles.items():
         if name not in passed:
             kind = "scalar" if isinstance(bound, ScalarArg) else "array"

@@ -13,6 +13,10 @@ shape, then per call only bind pointers and launch on the caller's stream.
   current context, or another device's) is retried once after cudaSetDevice, then reported.
   Outputs and scratch buffers come from the caller's library, so PyTorch's caching allocator and
   stream order hold.
+- A warm call (``Dispatcher.warm``) is one dict lookup by (op, dtype, the array's shape tuple,
+  problem) to the plan, with no shape dict built and nothing re-selected; the launch goes straight
+  to the driver's ``cuLaunchKernel`` through ctypes (argument types declared once), with CuPy's
+  binding kept for the first error, which it reports and retries as above.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from epldb.launch import ArrayArg
+from epldb.launch import ArrayArg, TensorMapArg
 from epldb.launch.domain import in_domain
 from epldb.ops.arrays import Array, OpError, empty, stream_of
 from epldb.runner import RunError, cupy_module
@@ -35,6 +39,23 @@ if TYPE_CHECKING:
     from epldb.select import Choice, Selector
 
 PLANS = 512
+
+_CU_LAUNCH: Any = None  # libcuda's cuLaunchKernel, argument types declared; False where it cannot load
+
+
+def _cu_launch() -> Any:
+    global _CU_LAUNCH
+    if _CU_LAUNCH is None:
+        try:
+            f = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
+        except (OSError, AttributeError):
+            _CU_LAUNCH = False
+        else:
+            u = ctypes.c_uint
+            f.argtypes = [ctypes.c_void_p, u, u, u, u, u, u, u, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+            f.restype = ctypes.c_int
+            _CU_LAUNCH = f
+    return _CU_LAUNCH
 
 
 _C_TYPES = {"array": ctypes.c_uint64, "scalar": ctypes.c_float, "value": ctypes.c_int32}
@@ -81,6 +102,8 @@ class Dispatcher:
         self._selector: "Selector | None" = None
         self.choices: dict[tuple[Any, ...], "Choice"] = {}
         self.plans: OrderedDict[tuple[Any, ...], Plan] = OrderedDict()
+        # The warm path: (subject, dtype, the array's shape tuple, problem items) -> its plan.
+        self.warm: dict[tuple[Any, ...], Plan] = {}
         # Dynamic shared memory granted per function: plans of several shapes share one function, so
         # a grant only ever grows (a smaller one would break the larger plan cached before it).
         self._granted: dict[int, int] = {}
@@ -147,6 +170,9 @@ class Dispatcher:
             for a in step.args:
                 if isinstance(a, ArrayArg):
                     args.append(("array", a.name))
+                elif isinstance(a, TensorMapArg):
+                    raise RunError("skipped", f"{choice.realization} takes tensor map '{a.name}', which epldb.ops "
+                                   "does not encode yet; epldb.run launches it")
                 elif a.dtype == "float32":
                     args.append(("scalar", (a.text, float(a.value))))
                 else:
@@ -157,6 +183,7 @@ class Dispatcher:
         self.plans[key] = plan
         if len(self.plans) > PLANS:
             self.plans.popitem(last=False)
+            self.warm.clear()  # refilled by the calls that follow, each once
         return plan
 
     def on_device(self, x: Array) -> None:
@@ -169,38 +196,49 @@ class Dispatcher:
 
     def launch(self, plan: Plan, x: Array, pointers: dict[str, int], scalars: Mapping[str, float]) -> list[Any]:
         """Launch the plan's steps; returns the scratch buffers (kept alive until the launch is queued)."""
-        keep = []
+        keep: list[Any] = []
         for name, dtype, count, zero in plan.scratch:
             buf, ptr = empty(x, (max(count, 1),), dtype)
             if zero:
                 buf.fill(0) if x.library == "cupy" else buf.zero_()
             pointers[name] = ptr
             keep.append(buf)
-        cupy = cupy_module()
         stream = stream_of(x)
-        driver = cupy.cuda.driver
+        cu = _CU_LAUNCH if _CU_LAUNCH is not None else _cu_launch()
         with self._lock:
             for step in plan.steps:
                 fn = step.function
-                if step.fallback is not None and any(pointers[n] % 16 for _, n in step.pointers):
-                    fn = step.fallback
+                unaligned = False
                 for c, name in step.pointers:
-                    c.value = pointers[name]
+                    p = c.value = pointers[name]
+                    unaligned = unaligned or p % 16 != 0
+                if unaligned and step.fallback is not None:
+                    fn = step.fallback
                 for c, name, default in step.scalars:
                     c.value = scalars.get(name, default)
-                launch = (fn.ptr, *step.grid, *step.block, step.shared, stream, step.params_at, 0)
-                try:
-                    driver.launchKernel(*launch)
-                except driver.CUDADriverError:
-                    # A thread that never touched CUDA has no current context, and one that switched
-                    # devices has another's: cudaSetDevice makes x's primary context current (CuPy's
-                    # Device context skips it when the runtime already reports that device).
-                    try:
-                        cupy.cuda.runtime.setDevice(x.device)
-                        driver.launchKernel(*launch)
-                    except (driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError) as exc:
-                        raise RunError("runtime-error", f"{plan.choice.realization}: the launch failed: {exc}") from exc
+                if cu and not cu(fn.ptr, *step.grid, *step.block, step.shared, stream, step.params_at, None):
+                    continue
+                self._launch_reporting(plan, x, fn, step, stream)
         return keep
+
+
+    def _launch_reporting(self, plan: Plan, x: Array, fn: Any, step: Step, stream: int) -> None:
+        """CuPy's binding of cuLaunchKernel, where ctypes could not load the driver or its launch
+        failed: the error it raises is reported, after one retry under cudaSetDevice."""
+        cupy = cupy_module()
+        driver = cupy.cuda.driver
+        launch = (fn.ptr, *step.grid, *step.block, step.shared, stream, step.params_at, 0)
+        try:
+            driver.launchKernel(*launch)
+        except driver.CUDADriverError:
+            # A thread that never touched CUDA has no current context, and one that switched
+            # devices has another's: cudaSetDevice makes x's primary context current (CuPy's
+            # Device context skips it when the runtime already reports that device).
+            try:
+                cupy.cuda.runtime.setDevice(x.device)
+                driver.launchKernel(*launch)
+            except (driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError) as exc:
+                raise RunError("runtime-error", f"{plan.choice.realization}: the launch failed: {exc}") from exc
 
 
 _DISPATCHER: Dispatcher | None = None

@@ -90,10 +90,16 @@ def log_of(l: np.ndarray) -> np.ndarray:
 # --- mean and variance (mergeable-statistics' realizations) ---------------------------------------
 
 
-def two_pass(x: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Mean first, then the mean of squared deviations from it: no cancellation."""
+def two_pass(x: np.ndarray, lanes: int, shift: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Mean first, then the mean of squared deviations from it: no cancellation. ``shift`` takes
+    the mean as p + E[x - p] about the row's first element p (layernorm's pivot: a constant row's
+    mean is then exact)."""
     n = F(x.shape[1])
-    mean = (row_sum(x, lanes) / n).astype(F)
+    if shift:
+        p = x[:, :1].astype(F)
+        mean = (p[:, 0] + (row_sum((x - p).astype(F), lanes) / n).astype(F)).astype(F)
+    else:
+        mean = (row_sum(x, lanes) / n).astype(F)
     d = (x - mean[:, None]).astype(F)
     return mean, (row_sum((d * d).astype(F), lanes) / n).astype(F)
 

@@ -14,7 +14,7 @@ from float32_replays import F, rsqrt, sum_sumsq, two_pass, welford
 
 from epldb.contracts import get_contract, make_rng
 from epldb.contracts.dtypes import from_float64, to_float64
-from epldb.contracts.row_layernorm import layernorm_float64
+from epldb.contracts.row_layernorm import constant_rows, layernorm_float64
 from epldb.contracts.row_rmsnorm import eps_rows
 from epldb.verify import error_figures
 
@@ -37,12 +37,16 @@ def test_inputs_are_row_moments_rows_some_at_variance_eps(dtype: str, kappa_lo: 
     x, w, b = _as_float64(inputs, dtype)
     moments_x = get_contract("row-moments").make_inputs(shape, dtype, point(dtype), make_rng(np, 1))["x"]
     at_eps = eps_rows(64)
-    assert np.array_equal(inputs["x"][~at_eps], moments_x[~at_eps])  # the same draws, unscaled rows kept
+    constant = constant_rows(64)
+    kept = ~at_eps & ~constant
+    assert np.array_equal(inputs["x"][kept], moments_x[kept])  # the same draws, unscaled rows kept
+    assert np.array_equal(inputs["x"][constant], np.repeat(moments_x[constant][:, :1], 1031, axis=1))
     assert np.all(np.isfinite(x)) and np.all(x != 0)
-    kappa = np.abs(x.mean(axis=1)) / x.std(axis=1)
+    varied = ~constant
+    kappa = np.abs(x[varied].mean(axis=1)) / x[varied].std(axis=1)
     assert kappa.min() > kappa_lo and kappa.max() < kappa_hi  # scaling keeps the condition number
     np.testing.assert_allclose(x[at_eps].var(axis=1), EPS, rtol=0.5)  # var + eps is about 2 var there
-    assert np.all(x[~at_eps].std(axis=1) > 0.9)
+    assert np.all(x[kept].std(axis=1) > 0.9)
     assert np.all((w >= 0.5) & (w <= 1.5))
     assert np.all((np.abs(b) >= 0.5) & (np.abs(b) <= 1.5)) and 0.3 < np.mean(b > 0) < 0.7
 
@@ -78,11 +82,11 @@ def _float32_layernorm(x: np.ndarray, stats: tuple[np.ndarray, np.ndarray], w: n
     return (xhat * w.astype(F) + b.astype(F)).astype(F)
 
 
+# The realizations' orders; every one pivots on the row's first element (constant rows exact).
 ORDERS = {
-    "two-pass": lambda x, lanes: two_pass(x, lanes),
-    "chan": lambda x, lanes: welford(x, lanes, 8, shift=False),
-    "chan-per-thread": lambda x, lanes: welford(x, lanes, 1 << 20, shift=False),
-    "shifted-welford": lambda x, lanes: welford(x, lanes, 8, shift=True),
+    "two-pass": lambda x, lanes: two_pass(x, lanes, shift=True),
+    "chan": lambda x, lanes: welford(x, lanes, 8, shift=True),
+    "chan-per-thread": lambda x, lanes: welford(x, lanes, 1 << 20, shift=True),
 }
 
 

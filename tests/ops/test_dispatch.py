@@ -4,6 +4,7 @@ row length, row-count octave), reused while its point serves the shape, made aga
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -56,3 +57,46 @@ def test_the_ops_serve_the_first_device_they_meet(dispatcher: Dispatcher) -> Non
     dispatcher.on_device(Array(None, "torch", "float32", (4,), 0, 0))
     with pytest.raises(OpError, match="x is on CUDA device 1, and epldb.ops runs on one GPU a process: device 0"):
         dispatcher.on_device(Array(None, "torch", "float32", (4,), 0, 1))
+
+
+def test_a_warm_call_is_one_lookup_and_one_driver_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a GPU: a fake driver launch and a planted plan. The second call of a shape neither
+    selects nor plans; it writes the pointers (and a scalar's default where the call gives none)
+    into the argument block and launches once, taking the unaligned entry when a pointer is not
+    16-byte aligned."""
+    import ctypes
+
+    import epldb.ops as ops
+    from epldb.ops import arrays, dispatch
+    from epldb.ops.arrays import Array
+    from epldb.ops.dispatch import Plan, Step
+
+    d = Dispatcher(SimpleNamespace())
+    monkeypatch.setattr(dispatch, "_DISPATCHER", d)
+    monkeypatch.setattr(dispatch, "stream_of", lambda like: 7)
+    launches: list[tuple[Any, ...]] = []
+    seen: list[tuple[int, ...]] = []
+
+    def fake_launch(*args: Any) -> int:
+        launches.append(args)
+        seen.append(tuple(c.value for c in step.values[:2]) + (round(step.values[2].value, 9),))
+        return 0
+
+    monkeypatch.setattr(dispatch, "_CU_LAUNCH", fake_launch)
+    step = Step.make(SimpleNamespace(ptr=11), SimpleNamespace(ptr=12), (4, 1, 1), (128, 1, 1), 0,
+                     (("array", "x"), ("array", "y"), ("scalar", ("eps", 1e-6)), ("value", 1000)))
+    planned: list[Any] = []
+    monkeypatch.setattr(d, "plan", lambda *a: planned.append(a) or Plan(SimpleNamespace(realization="r"), (step,), ()))
+    ptr = iter([4096, 8192, 4104, 8192])  # x then y, twice: the second x is 8 bytes off alignment
+    monkeypatch.setattr(ops, "inspect", lambda name, v, **kw: Array(v, "torch", "float32", (4, 1000), next(ptr), 0))
+    monkeypatch.setattr(ops, "empty", lambda like, shape, dtype: (None, next(ptr)))
+    # Two calls of one shape through the public path of a map.
+    monkeypatch.setattr(ops, "_rows", lambda a, dim, op: (4, 1000))
+    ops.softmax(None)
+    ops.softmax(None)
+    assert len(planned) == 1 and len(d.warm) == 1
+    assert [a[0] for a in launches] == [11, 12]  # the aligned entry, then the unaligned one
+    assert launches[0][1:8] == (4, 1, 1, 128, 1, 1, 0) and launches[0][8] == 7
+    assert launches[0][9] == ctypes.addressof(step.params)
+    assert seen == [(4096, 8192, 1e-6), (4104, 8192, 1e-6)]
+    assert arrays.SUPPORTED  # the module the fakes stand in for is the one the ops import

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -225,23 +224,19 @@ def test_bad_tensors_raise_before_any_launch() -> None:
 
 @pytest.mark.gpu
 def test_warm_call_host_time_is_measured() -> None:
-    """Per warm call, the host time of epldb.ops.rmsnorm against F.rms_norm on a small input (the GPU
-    time of either is a few microseconds, so the loop is host-bound). Printed; bounded loosely."""
-    torch = pytest.importorskip("torch")
-    x = torch.randn(8, 1024, device="cuda", dtype=torch.bfloat16)
-    w = torch.ones(1024, device="cuda", dtype=torch.bfloat16)
+    """Per warm call, the host time of softmax, rmsnorm and cross_entropy at 4 x 1000 against torch
+    eager's own call (epldb.ops.overhead). Printed, and written to $OUT/ops-overhead.json on a lent
+    machine; bounded loosely (the figure is documented in docs/GPU.md, not asserted)."""
+    import json
+    import os
 
-    def per_call(fn: Callable[[], Any], n: int = 2000) -> float:
-        for _ in range(50):
-            fn()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        torch.cuda.synchronize()
-        return (time.perf_counter() - t0) / n * 1e6
+    pytest.importorskip("torch")
+    from epldb.ops.overhead import measure, table
 
-    ours = per_call(lambda: ops.rmsnorm(x, w, eps=1e-6))
-    theirs = per_call(lambda: torch.nn.functional.rms_norm(x, (1024,), w, 1e-6))
-    print(f"\nwarm call, 8x1024 bf16 rmsnorm: epldb.ops {ours:.1f} us, torch.nn.functional.rms_norm {theirs:.1f} us")
-    assert ours < 200, f"{ours:.1f} us a call"
+    rows = measure(calls=3000)
+    print("\n" + table(rows))
+    if os.environ.get("OUT"):
+        with open(os.path.join(os.environ["OUT"], "ops-overhead.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+    for r in rows:
+        assert r["epldb_us"] < 200, r

@@ -160,3 +160,18 @@ def test_a_realization_is_clean_under_every_tool(tmp_path: Path) -> None:
     for tool in S.TOOLS:
         row = S.sanitize_one(CATALOG, RID, tool, max_n=5000, timeout_s=600)
         assert row.status == "passed", (tool, row.detail)
+
+
+#: compute-sanitizer options that take a value (CUDA 13): any other word before the program would be
+#: read as the program itself ("Target application doesn't exist", seen on the GPU for initcheck).
+VALUED_OPTIONS = {"--tool", "--leak-check", "--racecheck-report", "--error-exitcode", "--print-limit"}
+
+
+@pytest.mark.parametrize("tool", S.TOOLS)
+def test_sanitizer_options_are_pairs_before_the_program(tool: str) -> None:
+    argv = S.sanitizer_command(tool, RID, Path("/tmp/out"), 4096, CATALOG.root)
+    program = argv.index(S.sys.executable)
+    options = argv[1:program]
+    assert len(options) % 2 == 0, options
+    assert set(options[0::2]) <= VALUED_OPTIONS, options
+    assert argv[program + 1:program + 3] == ["-m", "epldb"]

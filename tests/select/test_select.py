@@ -134,6 +134,36 @@ def test_leave_one_shape_out_scores_each_cell_with_its_hidden_rows(selector: Sel
     assert result.holds == (share >= 0.9 and result.worst <= 1.15)
 
 
+def test_a_hidden_shape_leaves_no_row_in_the_model(selector: Selector) -> None:
+    """Leave-one-shape-out is honest: the model fitted without a shape holds none of its rows, so a
+    pick there is never 'measured'."""
+    subject = selector.subject("softmax")
+    obs = selector.observations(subject)
+    shape = obs["shape"].iloc[0]
+    row = obs[obs["shape"] == shape].iloc[0]
+    for row_aligned in (True, False):
+        m = selector.model(subject, row["device"], row["dtype"], {}, row["realization"], shape, row_aligned)
+        assert shape not in m.by_shape
+    preds = selector.predictions(subject, row["shape_d"], row["dtype"], {}, row["device"], exclude_shape=shape)
+    assert preds and all(p.basis != "measured" for p in preds)
+
+
+#: What leave-one-shape-out scores on the committed evidence (2026-12-06, 712 cells): 76.1% of the
+#: cells within 5% of the best, 88.5% within 15%. Issue 31's bar (90%, and all) is not met yet; this
+#: floor fails when a change makes the model worse. Raise it when the model improves; when new
+#: evidence moves the figure down, say so in the commit that lowers it.
+FLOOR_NEAR, FLOOR_FAR = 0.76, 0.88
+
+
+def test_the_evaluation_on_committed_evidence_does_not_regress(selector: Selector) -> None:
+    result = evaluate(selector.lab, selector=selector)
+    far = sum(c.ratio <= 1.15 for c in result.cells) / len(result.cells)
+    assert result.share_near >= FLOOR_NEAR and far >= FLOOR_FAR, (
+        f"{len(result.cells)} cells: {result.share_near:.1%} within 5%, {far:.1%} within 15% "
+        f"(floor {FLOOR_NEAR:.0%}, {FLOOR_FAR:.0%})")
+    assert all(c.basis != "measured" for c in result.cells)
+
+
 def _obs(rows: list[tuple[str, float, float]]):  # type: ignore[no-untyped-def]
     """Synthetic observations of one realization: (params, x, time per byte), 1 MB a shape."""
     import pandas as pd

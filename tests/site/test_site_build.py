@@ -168,6 +168,17 @@ def test_device_and_evidence_status_pages(synthetic_site) -> None:
     assert "Warp reduction" in status  # a primitive with no realization is listed
 
 
+def test_evidence_status_grids_every_realization_under_each_sanitizer_tool(synthetic_site) -> None:
+    page = synthetic_site.html(layout.EVIDENCE_STATUS)
+    text, raw = visible_text(page), page.read_text(encoding="utf-8")
+    pairs = 4 * sum(key.startswith("realization:") for key in synthetic_site.pages)
+    # the synthetic evidence: warp-shuffle clean under memcheck, a race under racecheck, nothing else run
+    assert (f"of {pairs} (realization, tool) pairs, 1 clean, 1 with errors, 0 failed to run, 0 clean on a kernel "
+            f"that changed since, {pairs - 2} not run") in " ".join(text.split())
+    assert "memcheck" in text and "initcheck" in text
+    assert "Race &lt;b&gt;reported&lt;/b&gt;" in raw and "<b>reported" not in raw  # the detail, escaped
+
+
 def test_evidence_status_lists_stale_and_missing(tmp_path: Path) -> None:
     """Generation only (no MkDocs): one realization's rows all stale, the other's absent."""
     from epldb.site import generate

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from epldb.evidence.row import params_dict
 from epldb.records import Realization
 from epldb.site import layout
 from epldb.site.escape import html as esc
@@ -62,6 +63,7 @@ def write_evidence_status(site: Site) -> Page:
                      + "</ul></div>")
         else:
             page.para(empty, "epl-empty")
+    _sanitizer_status(site, page)
     page.heading(2, "Primitives without realizations")
     bare = [p for p in cat.primitives.values() if not cat.realizations_of(p.id)]
     if bare:
@@ -81,6 +83,43 @@ def write_evidence_status(site: Site) -> Page:
         lines += [f"<li>{esc(n)}</li>" for n in site.data.notes]
         page.raw("<div><ul>" + "".join(lines) + "</ul></div>")
     return page
+
+
+def _sanitizer_status(site: Site, page: Page) -> None:
+    """Every realization under each compute-sanitizer tool: its newest row over all devices, as a
+    grid, with the counts above it (the bar: no errors anywhere, every pair fresh)."""
+    from epldb.sanitize import TOOLS
+
+    page.heading(2, "Sanitizer")
+    grid, tally = [], {"clean": 0, "errors": 0, "failed to run": 0, "stale": 0, "not run": 0}
+    for r in site.cat.realizations.values():
+        newest = site.sanitizer_newest(r.id)
+        cells = []
+        for tool in TOOLS:
+            mine = None if newest is None else newest[[params_dict(p).get("tool") == tool for p in newest["params"]]]
+            if mine is None or mine.empty:
+                state = "not run"
+                cells.append(dash())
+            else:
+                row = mine.sort_values(["utc", "run"]).iloc[-1]
+                status = str(row["status"])
+                state = ("clean" if status == "passed" else "errors" if status == "incorrect" else "failed to run")
+                if state == "clean" and bool(row["stale"]):
+                    state = "stale"
+                kind = {"clean": "pass", "stale": "stale"}.get(state, "fail")
+                cells.append(f'<span title="{esc(str(row["detail"]))}">{badge(state, kind)}</span>')
+            tally[state] += 1
+        grid.append([site.link_id(page, "realization", r.id), *cells])
+    pairs = sum(tally.values())
+    page.raw(f'<div class="epl-summary"><p>Each realization\'s verification (odd shapes, poisoned outputs) under '
+             f"memcheck, racecheck, synccheck and initcheck (<code>epldb sanitize</code>): of {pairs} "
+             f"(realization, tool) pairs, {tally['clean']} clean, {tally['errors']} with errors, "
+             f"{tally['failed to run']} failed to run, {tally['stale']} clean on a kernel that changed since, "
+             f"{tally['not run']} not run.</p></div>")
+    if grid:
+        page.raw(table(["realization", *TOOLS], grid,
+                       caption_html="The newest row over every device; hover a status for its detail. "
+                                    "A realization's page has a row per device."))
 
 
 def _pages(site: Site) -> Iterator[Page]:

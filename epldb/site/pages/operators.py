@@ -25,7 +25,7 @@ from epldb.site.uses import stage_kernels, used_inside
 #: The sections of an operator page the site search indexes, beside its title, summary and math: what
 #: it is made of and which realization wins where (tables themselves are never indexed).
 SEARCHED = ("Decomposition", "Features it shows", "Stages", "Realizations compared", "Which realization when",
-            "Notes")
+            "Degenerate inputs", "Notes")
 #: An operator's name finds its own page first, before the realizations and experiments that name it.
 SEARCH_BOOST = 10.0
 
@@ -86,6 +86,11 @@ def write_operator(site: Site, o: Operator) -> Page:
                            f"<code>kernels/operators/{esc(o.id)}/</code>. Its stages' primitives are measured on "
                            "their own pages.")
     _against_the_peers(site, page, o)
+    if o.degenerate:
+        page.heading(2, "Degenerate inputs")
+        page.para("What the operator returns where the input is degenerate, as torch does; the exact cases are "
+                  "verified bit for bit on the GPU (the contract's exact outputs).")
+        page.raw(table(["input", "result"], [[esc(case), prose_inline(text)] for case, text in o.degenerate]))
     close_record_page(site, page, o)
     return page
 

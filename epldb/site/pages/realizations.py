@@ -110,12 +110,11 @@ def write_realization(site: Site, r: Realization) -> Page:
 def _sanitizer_section(site: Site, page: Page, r: Realization) -> None:
     """Per device and compute-sanitizer tool, the newest row: clean, or the first reports."""
     page.heading(3, "Sanitizer")
-    rows = site.sanitizer_rows(r.id)
-    if rows is None:
+    newest = site.sanitizer_newest(r.id)
+    if newest is None:
         page.para(f"Not run under compute-sanitizer yet: <code>epldb sanitize {esc(r.id)}</code> on a GPU runs its "
                   "verification under memcheck, racecheck, synccheck and initcheck.", "epl-empty")
         return
-    newest = rows.sort_values(["utc", "run"]).groupby(["device", "params"], observed=True).tail(1)
     body = []
     for row in newest.itertuples(index=False):
         clean = str(row.status) == "passed"

@@ -146,6 +146,12 @@ class Site:
         rows = ev[(ev["kind"] == "sanitizer") & (ev["subject"] == rid)] if ev is not None else None
         return rows if rows is not None and not rows.empty else None
 
+    def sanitizer_newest(self, rid: str) -> "pd.DataFrame | None":
+        """Of the realization's sanitizer rows, the newest per device and tool, or None."""
+        rows = self.sanitizer_rows(rid)
+        return None if rows is None else rows.sort_values(["utc", "run"]).groupby(["device", "params"],
+                                                                                  observed=True).tail(1)
+
     def rows_of_primitive(self, pid: str) -> "pd.DataFrame | None":
         if pid not in self._rows_p:
             ev = self.ev

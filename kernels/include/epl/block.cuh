@@ -10,3 +10,4 @@
 #include "block/reduce_state.cuh"
 #include "block/reduce_warp_shuffle.cuh"
 #include "block/stage_bulk.cuh"
+#include "block/tensor_copy.cuh"

@@ -1,7 +1,9 @@
-// epl/tile.cuh — operand tiles of matrix products: the shared-memory swizzle, the tile staging and
-// the order of output tiles over the grid.
+// epl/tile.cuh — tiles staged through shared memory: operand tiles of matrix products (the swizzle,
+// the staging, the order of output tiles over the grid) and the tiles a block transposes.
 #pragma once
 
 #include "tile/order.cuh"
+#include "tile/shared_tile.cuh"
 #include "tile/stage.cuh"
 #include "tile/swizzle.cuh"
+#include "tile/transpose.cuh"

@@ -35,16 +35,35 @@ namespace epl {
 
 // --- visitors (visit.cuh): what each thread folds -------------------------------------------------
 
-// sum x, each vector a pairwise tree first (fold_vec16).
+// sum f(x) over one 16-byte vector, widened to float32 and summed as a pairwise tree.
+template <typename T, typename F>
+__device__ __forceinline__ float sum_vec16_of(const Vec16<T>& v, F f) {
+  constexpr int N = Vec16<T>::N;
+  float a[N];
+  widen_vec16(v, a);
+#pragma unroll
+  for (int i = 0; i < N; ++i) a[i] = f(a[i]);
+  tree_in_place<N / 2>(a, Sum{});
+  return a[0];
+}
+
+// sum (x - shift), each vector a pairwise tree first: the plain sum (shift 0, folded away: x - 0 is
+// x for every float) or the shifted sum of a mean taken about a pivot (layernorm's row head).
 template <int UNROLL, typename T>
 struct RowSumVisitor {
+  float shift = 0.0f;
   float acc = 0.0f;
-  __device__ __forceinline__ void vec(const Vec16<T>& v) { acc += fold_vec16(v, Sum{}); }
+  RowSumVisitor() = default;
+  __device__ __forceinline__ explicit RowSumVisitor(float s) : shift(s) {}
+  __device__ __forceinline__ void vec(const Vec16<T>& v) {
+    const float s = shift;
+    acc += sum_vec16_of(v, [s](float x) { return x - s; });
+  }
   __device__ __forceinline__ void round(const Vec16<T> (&v)[UNROLL]) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) vec(v[u]);
   }
-  __device__ __forceinline__ void scalar(float x) { acc += x; }
+  __device__ __forceinline__ void scalar(float x) { acc += x - shift; }
 };
 
 // sum (x - mean)^2 for a known mean, each vector a pairwise tree first.
@@ -54,16 +73,11 @@ struct RowSquaredDeviationVisitor {
   float acc = 0.0f;
   __device__ __forceinline__ explicit RowSquaredDeviationVisitor(float m) : mean(m) {}
   __device__ __forceinline__ void vec(const Vec16<T>& v) {
-    constexpr int N = Vec16<T>::N;
-    float a[N];
-    widen_vec16(v, a);
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      const float d = a[i] - mean;
-      a[i] = d * d;
-    }
-    tree_in_place<N / 2>(a, Sum{});
-    acc += a[0];
+    const float m = mean;
+    acc += sum_vec16_of(v, [m](float x) {
+      const float d = x - m;
+      return d * d;
+    });
   }
   __device__ __forceinline__ void round(const Vec16<T> (&v)[UNROLL]) {
 #pragma unroll

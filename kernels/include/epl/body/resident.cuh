@@ -42,13 +42,16 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
   auto row_base = [&](int row) {
     return static_cast<size_t>(row < rows ? row : 0) * static_cast<size_t>(cols) + seg.begin;
   };
+  auto row_start = [&](int row) { return x + static_cast<size_t>(row < rows ? row : 0) * static_cast<size_t>(cols); };
   Vec16<T> raw[BATCH][VECS];  // vector path only
+  T heads[BATCH];             // each row's first element, where the Op pivots on it (ReadsRowHead)
   if constexpr (VECTOR) {
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
       const int row = group.row(b, BATCH);
       share.n = row < rows ? seg.n : 0;
       share.fetch(x + row_base(row), raw[b]);
+      heads[b] = row_head_of<Op>(row_start(row));
     }
   }
 #pragma unroll
@@ -58,8 +61,10 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
     share.n = has_row ? seg.n : 0;
     if constexpr (VECTOR) {
       share.widen(raw[b]);
+      share.head = to_float(heads[b]);
     } else {
       share.load_scalar(x + row_base(row));
+      share.head = to_float(row_head_of<Op>(row_start(row)));
     }
     const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all;
                                                           // it may rewrite the share in place

@@ -50,27 +50,35 @@ __device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* 
   const int iters = ceil_div(rows, stride);
   int row = group.row();
   auto row_base = [&](int r) { return static_cast<size_t>(r < rows ? r : 0) * static_cast<size_t>(cols) + seg.begin; };
+  auto row_start = [&](int r) { return x + static_cast<size_t>(r < rows ? r : 0) * static_cast<size_t>(cols); };
   Vec16<T> next[VECS];  // vector path only: the scalar path loads each row at its turn
+  T next_head{};        // the next row's first element, where the Op pivots on it (ReadsRowHead)
   if constexpr (VECTOR) {
     share.n = row < rows ? seg.n : 0;
     share.fetch(x + row_base(row), next);
+    next_head = row_head_of<Op>(row_start(row));
   }
   for (int it = 0; it < iters; ++it, row += stride) {
     Vec16<T> raw[VECS];
+    T head{};
     if constexpr (VECTOR) {
 #pragma unroll
       for (int k = 0; k < VECS; ++k) raw[k] = next[k];
+      head = next_head;
       if (it + 1 < iters) {
         share.n = row + stride < rows ? seg.n : 0;
         share.fetch(x + row_base(row + stride), next);
+        next_head = row_head_of<Op>(row_start(row + stride));
       }
     }
     const bool has_row = row < rows;
     share.n = has_row ? seg.n : 0;
     if constexpr (VECTOR) {
       share.widen(raw);
+      share.head = to_float(head);
     } else {
       share.load_scalar(x + row_base(row));
+      share.head = to_float(row_head_of<Op>(row_start(row)));
     }
     const auto constants = op.stats(share, group, cols);  // every thread: all-reduces need them all
     if (has_row) {

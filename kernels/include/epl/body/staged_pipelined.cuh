@@ -32,20 +32,11 @@
 
 namespace epl {
 
-// A statistics policy that reads its row's first element (its pivot: LayerNormShiftedSums) says so
-// with `static constexpr bool kReadsRowHead = true`. The body then bulk-copies each row's first 16
-// bytes beside the row's slice, on the same barrier, and hands the policy that copy as its `row`:
-// the pivot comes from shared memory, where a global load at the start of every fold waited an L2
-// round trip that nothing in the pipeline hid (experiment 0035-local-pivot: removing it
-// gained 5% at fp32 1024 x 65536).
-template <typename Stats, typename = void>
-struct ReadsRowHead {
-  static constexpr bool value = false;
-};
-template <typename Stats>
-struct ReadsRowHead<Stats, decltype(void(Stats::kReadsRowHead))> {
-  static constexpr bool value = Stats::kReadsRowHead;
-};
+// A statistics policy that reads its row's first element (its pivot: ReadsRowHead, epl/group/share.cuh)
+// gets it from shared memory: the body bulk-copies each row's first 16 bytes beside the row's
+// slice, on the same barrier, and hands the policy that copy as its `row`. A global load at the
+// start of every fold waited an L2 round trip that nothing in the pipeline hid (experiment
+// 0035-local-pivot: removing it gained 5% at fp32 1024 x 65536).
 
 #if defined(EPL_HAS_BULK_COPY) && defined(EPL_HAS_CLUSTERS)
 

@@ -27,6 +27,33 @@ namespace epl {
 // may assume row_arrays_vector_aligned.
 enum RowPath { kAnyPath, kVectorPath, kScalarPath };
 
+// A row policy that pivots on its row's first element (layernorm's statistics: the moments of
+// x - row[0], so that a constant row has every shifted value exactly 0, mean = row[0] and variance
+// 0 exactly) says so with `static constexpr bool kReadsRowHead = true`. The bodies then fetch the
+// head once per row: the register bodies into RowShare::head (every thread of the group loads the
+// same address, one transaction a warp, issued with the row's own loads), the staged pipelined one
+// by a 16-byte bulk copy beside the row's slice (epl/body/staged_pipelined.cuh); the streamed
+// policies read it as row[0].
+template <typename Op, typename = void>
+struct ReadsRowHead {
+  static constexpr bool value = false;
+};
+template <typename Op>
+struct ReadsRowHead<Op, decltype(void(Op::kReadsRowHead))> {
+  static constexpr bool value = Op::kReadsRowHead;
+};
+
+// The first element of the row starting at `row` for an Op that pivots on it (ReadsRowHead), else
+// nothing is loaded (and the value is never used).
+template <typename Op, typename T>
+__device__ __forceinline__ T row_head_of(const T* __restrict__ row) {
+  if constexpr (ReadsRowHead<Op>::value) {
+    return row[0];
+  } else {
+    return from_float<T>(0.0f);
+  }
+}
+
 template <int LANES, int VECS, typename T, bool VECTOR>
 struct RowShare {
   static_assert(is_pow2(VECS), "VECS must be a power of two (pairwise trees)");
@@ -37,6 +64,7 @@ struct RowShare {
   float x[K];  // the share widened to float32 once, at the load (exact); rewritable in place
   int lane;    // 0 .. LANES-1
   int n;       // segment length (0: this thread's group has no row)
+  float head = 0.0f;  // the whole row's first element, for an Op that pivots on it (ReadsRowHead)
 
   // The segment column of element e of slot k: vectors lane, lane + LANES, ... (VECTOR), or
   // elements lane, lane + LANES, ... (scalar path).

@@ -10,6 +10,7 @@
 // All arithmetic is float32; the output is rounded to T once, at the store.
 #pragma once
 
+#include "../group/share.cuh"  // ReadsRowHead
 #include "../thread/ops.cuh"
 #include "../thread/softmax_state.cuh"
 #include "../thread/tree.cuh"
@@ -101,35 +102,43 @@ struct RmsNormRow {
 };
 
 // How layernorm gets (mean, variance) from the registers: the statistics realizations of
-// mergeable-statistics, each as it behaves on a row held in registers.
-//   LayerNormTwoPass      mean first (one all-reduce), then the squared deviations from it (a
+// mergeable-statistics, each as it behaves on a row held in registers. The two accurate ones pivot
+// on the row's first element p (share.head, ReadsRowHead): they fold d = x - p, so a constant row
+// has every d exactly 0 and gives mean = p and variance 0 exactly (y = bias bit for bit, as torch),
+// and p, an element of the row, is within its spread of the mean, so the shift never costs bits.
+//   LayerNormTwoPass      mean = p + E[d] (one all-reduce), then the squared deviations from it (a
 //                         second): exact centring, no cancellation, two all-reduces.
-//   LayerNormChan         each thread's (count, mean, M2) by an in-register two-pass, merged with
-//                         Chan's rule: one all-reduce of a 12-byte state; error grows like
-//                         u * |mean| / std through the merged means.
+//   LayerNormChan         each thread's (count, mean, M2) of d by an in-register two-pass, merged
+//                         with Chan's rule: one all-reduce of a 12-byte state; error grows like
+//                         u * |mean - p| / std through the merged means.
 //   LayerNormSumSquares   (sum x, sum x^2), var = E[x^2] - E[x]^2: one all-reduce of 8 bytes, and
-//                         catastrophic cancellation when |mean| >> std (the cautionary one).
+//                         catastrophic cancellation when |mean| >> std (the cautionary one: no
+//                         pivot, on purpose; constant rows are not exact either).
 struct LayerNormTwoPass {
+  static constexpr bool kReadsRowHead = true;
   template <typename Share, typename Group>
   __device__ __forceinline__ float2 moments(const Share& share, Group& group, int cols) const {
-    const float mean = per_element(group.all_reduce(share_sum(share, [](float v) { return v; }), Sum{}), cols);
+    const float p = share.head;
+    const float mean = p + per_element(group.all_reduce(share_sum(share, [p](float v) { return v - p; }), Sum{}), cols);
     const float m2 = group.all_reduce(share_sum(share, [mean](float v) { return (v - mean) * (v - mean); }), Sum{});
     return make_float2(mean, per_element(m2, cols));
   }
 };
 
 struct LayerNormChan {
+  static constexpr bool kReadsRowHead = true;
   template <typename Share, typename Group>
   __device__ __forceinline__ float2 moments(const Share& share, Group& group, int) const {
     const int count = share.count();
+    const float p = share.head;
     WelfordState s = WelfordState::identity();
     if (count > 0) {
-      const float mean = per_element(share_sum(share, [](float v) { return v; }), count);
-      s = WelfordState{static_cast<float>(count), mean,
-                       share_sum(share, [mean](float v) { return (v - mean) * (v - mean); })};
+      const float mean = per_element(share_sum(share, [p](float v) { return v - p; }), count);  // of x - p
+      const float c = p + mean;  // the thread's mean of x (p itself on a constant row)
+      s = WelfordState{static_cast<float>(count), mean, share_sum(share, [c](float v) { return (v - c) * (v - c); })};
     }
     s = group.all_reduce(s, ChanMerge{});
-    return make_float2(s.mean, div_by_count(s.m2, s.count));
+    return make_float2(p + s.mean, div_by_count(s.m2, s.count));
   }
 };
 
@@ -160,6 +169,7 @@ struct LayerNormSumSquares {
 template <typename Stats>
 struct LayerNormRow {
   static constexpr int kParams = 2;  // weight, bias
+  static constexpr bool kReadsRowHead = ReadsRowHead<Stats>::value;  // the body fills share.head
   float eps;
   struct Row {
     float mean, rstd;

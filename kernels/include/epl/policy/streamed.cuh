@@ -62,6 +62,7 @@ using SoftmaxStreamed = OnlineSoftmaxStreamed<SoftmaxStreamRow>;
 // Chan's merge of a cluster's slices combines like quantities.
 struct LayerNormWelford {
   using Op = LayerNormRow<LayerNormChan>;
+  static constexpr bool kReadsRowHead = true;  // stats reads row[0] alone (ReadsRowHead)
   Op op;
   template <typename Walk, typename T, typename Group>
   __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
@@ -75,21 +76,25 @@ struct LayerNormWelford {
 };
 
 // Layernorm's mean and variance by two plain passes over the segment. Against LayerNormWelford a
-// round costs one FADD an element, then one FADD and one FFMA, not a chunk's moments and a Chan merge
-// with its division, and the variance is summed about the exact mean, not about a pivot. Only for a
-// segment that rereads cheaply: the second visit reads it again. Staged in shared memory, and since
-// RowCluster exchanges on mbarriers, the second cluster all-reduce costs one remote store per peer
-// and one wait (experiment 0019-layernorm-staged-two-pass: bf16 +5-22% over the Welford fold,
-// fp32 level).
+// round costs one FADD an element (the shifted sum), then one FADD and one FFMA, not a chunk's
+// moments and a Chan merge with its division, and the variance is summed about the mean, not about a
+// pivot. Only for a segment that rereads cheaply: the second visit reads it again. Staged in shared
+// memory, and since RowCluster exchanges on mbarriers, the second cluster all-reduce costs one remote
+// store per peer and one wait (experiment 0019-layernorm-staged-two-pass: bf16 +5-22% over the
+// Welford fold, fp32 level). The mean is p + E[x - p] about the row's first element p: a constant
+// row then sums exact zeros, so mean = p and variance 0 exactly (y = bias bit for bit); the plain
+// sum / cols was off by rounding there (relative error 4e-5 to 2.6e-4 in y).
 struct LayerNormTwoPassStreamed {
   using Op = LayerNormRow<LayerNormTwoPass>;
+  static constexpr bool kReadsRowHead = true;  // stats reads row[0] alone (ReadsRowHead)
   Op op;
   template <typename Walk, typename T, typename Group>
-  __device__ __forceinline__ Op::Row stats(const T* __restrict__, const T* __restrict__ seg, int n, int lane,
+  __device__ __forceinline__ Op::Row stats(const T* __restrict__ row, const T* __restrict__ seg, int n, int lane,
                                            bool vector_path, Group& group, int cols) const {
-    RowSumVisitor<Walk::kUnroll, T> sum;
+    const float pivot = to_float(row[0]);  // the row's first element (cols >= 1), global or staged
+    RowSumVisitor<Walk::kUnroll, T> sum(pivot);
     visit_row_segment<Walk>(seg, n, lane, vector_path, sum);
-    const float mean = per_element(group.all_reduce(sum.acc, Sum{}), cols);
+    const float mean = pivot + per_element(group.all_reduce(sum.acc, Sum{}), cols);
     RowSquaredDeviationVisitor<Walk::kUnroll, T> squares(mean);
     visit_row_segment<Walk>(seg, n, lane, vector_path, squares);
     return op.of_moments(mean, per_element(group.all_reduce(squares.acc, Sum{}), cols));
