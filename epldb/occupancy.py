@@ -45,7 +45,8 @@ class OccupancyError(RuntimeError):
 
 
 @lru_cache(maxsize=1)
-def _driver() -> Any:
+def driver() -> Any:
+    """The CUDA driver library (libcuda), loaded once for every direct driver call of epldb."""
     return ctypes.CDLL("libcuda.so.1")
 
 
@@ -67,13 +68,13 @@ def cluster_shape(function: Any) -> tuple[int, int, int]:
     dims = []
     for attr in (_ATTR_REQUIRED_CLUSTER_WIDTH, _ATTR_REQUIRED_CLUSTER_HEIGHT, _ATTR_REQUIRED_CLUSTER_DEPTH):
         value = ctypes.c_int(0)
-        _check(_driver().cuFuncGetAttribute(ctypes.byref(value), attr, _handle(function)), "cuFuncGetAttribute")
+        _check(driver().cuFuncGetAttribute(ctypes.byref(value), attr, _handle(function)), "cuFuncGetAttribute")
         dims.append(max(1, value.value))
     return dims[0], dims[1], dims[2]
 
 
 def _set_attribute(function: Any, attr: int, value: int) -> None:
-    _check(_driver().cuFuncSetAttribute(_handle(function), attr, ctypes.c_int(value)), "cuFuncSetAttribute")
+    _check(driver().cuFuncSetAttribute(_handle(function), attr, ctypes.c_int(value)), "cuFuncSetAttribute")
 
 
 def allow_dynamic_shared(function: Any, shared_bytes: int) -> None:
@@ -116,13 +117,13 @@ def resident_blocks(function: Any, block: tuple[int, int, int], shared_bytes: in
     size = shape[0] * shape[1] * shape[2]
     if size == 1:
         per_sm = ctypes.c_int(0)
-        _check(_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        _check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
             ctypes.byref(per_sm), _handle(function), ctypes.c_int(threads), ctypes.c_size_t(shared_bytes)),
             "cuOccupancyMaxActiveBlocksPerMultiprocessor")
         return Residency(per_sm.value * sm_count, 1)
     config = _LaunchConfig(shape[0], shape[1], shape[2], block[0], block[1], block[2], shared_bytes, None, None, 0)
     clusters = ctypes.c_int(0)
-    _check(_driver().cuOccupancyMaxActiveClusters(ctypes.byref(clusters), _handle(function), ctypes.byref(config)),
+    _check(driver().cuOccupancyMaxActiveClusters(ctypes.byref(clusters), _handle(function), ctypes.byref(config)),
            "cuOccupancyMaxActiveClusters")
     return Residency(clusters.value * size, size)
 

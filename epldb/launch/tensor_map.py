@@ -128,7 +128,9 @@ class TensorMapError(RuntimeError):
 
 @lru_cache(maxsize=1)
 def _encode_fn() -> Any:
-    fn = ctypes.CDLL("libcuda.so.1").cuTensorMapEncodeTiled
+    from epldb.occupancy import driver
+
+    fn = driver().cuTensorMapEncodeTiled
     u32p, u64p = ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint64)
     fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p, u64p, u64p, u32p, u32p,
                    ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from epldb.launch import ArrayArg, TensorMapArg
 from epldb.launch.domain import in_domain
+from epldb.occupancy import driver
 from epldb.ops.arrays import Array, OpError, empty, stream_of
 from epldb.runner import RunError, cupy_module
 
@@ -47,7 +48,7 @@ def _cu_launch() -> Any:
     global _CU_LAUNCH
     if _CU_LAUNCH is None:
         try:
-            f = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
+            f = driver().cuLaunchKernel
         except (OSError, AttributeError):
             _CU_LAUNCH = False
         else:

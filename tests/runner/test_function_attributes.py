@@ -46,7 +46,7 @@ class _Driver:
 def driver(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     def install(width: int) -> _Driver:
         fake = _Driver(width)
-        monkeypatch.setattr(occupancy, "_driver", lambda: fake)
+        monkeypatch.setattr(occupancy, "driver", lambda: fake)
         return fake
     return install
 
