@@ -11,3 +11,4 @@
 #include "block/reduce_warp_shuffle.cuh"
 #include "block/stage_bulk.cuh"
 #include "block/tensor_copy.cuh"
+#include "block/warpgroup.cuh"

@@ -2,5 +2,6 @@
 #pragma once
 
 #include "cluster/dsmem.cuh"
+#include "cluster/multicast.cuh"
 #include "cluster/reduce_dsmem.cuh"
 #include "cluster/row_cluster.cuh"

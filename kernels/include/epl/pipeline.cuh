@@ -2,3 +2,4 @@
 #pragma once
 
 #include "pipeline/cp_async.cuh"
+#include "pipeline/stage_ring.cuh"

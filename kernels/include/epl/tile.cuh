@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tile/order.cuh"
+#include "tile/persistent.cuh"
 #include "tile/shared_tile.cuh"
 #include "tile/stage.cuh"
 #include "tile/swizzle.cuh"
