@@ -3,6 +3,7 @@
 
 #include "block/bulk_copy.cuh"
 #include "block/mbarrier.cuh"
+#include "block/mbarrier_arrive.cuh"
 #include "block/reduce.cuh"
 #include "block/reduce_raking.cuh"
 #include "block/reduce_shared_tree.cuh"

@@ -3,3 +3,4 @@
 
 #include "pipeline/cp_async.cuh"
 #include "pipeline/stage_ring.cuh"
+#include "pipeline/turns.cuh"

@@ -12,7 +12,9 @@
 //               barrier after the start. Epilogue: wait 0, release, epl::WarpTile<16, BN> stores.
 // Consumers:    GROUPS_PER_TILE 2 (cooperative): both warpgroups share one 128 x BN tile, 64 rows
 //               each, and consume every slot. 1 (ping-pong): tiles are 64 x BN and the warpgroups
-//               take the walk's tiles alternately, so one's epilogue runs under the other's main loop.
+//               take the walk's tiles alternately, their main loops in turns (epl/pipeline/turns.cuh:
+//               the parity waits need the positions waited in order), so one's epilogue runs under
+//               the other's main loop.
 // Cluster:      CLUSTER 2: the two blocks take the two tile columns of one 128 (or 64) x 2BN cluster
 //               tile and share A: each loads half of the A box with .multicast::cluster into both
 //               (epl/cluster/multicast.cuh); a slot's empty barrier counts both blocks' releases.
@@ -20,7 +22,7 @@
 //               parity (p / STAGES) & 1, continuous across tiles on both sides; every position is
 //               consumed by the warpgroups of its tile only, which alone it counts releases of.
 // Shared mem:   STAGES · (BM + BN) · 128 bytes of tiles (1024-byte aligned), then the ring's 2 · STAGES
-//               mbarriers.
+//               mbarriers and the 2 turn mbarriers.
 // Determinism:  bitwise (a fixed k order in every output).
 // Constraints:  sm_90a; k % 8 == 0 (a tensor map's row stride is a multiple of 16 bytes).
 #include <epl/block/tensor_copy.cuh>
@@ -29,6 +31,7 @@
 #include <epl/mma/warp_tile.cuh>
 #include <epl/mma/wgmma.cuh>
 #include <epl/pipeline/stage_ring.cuh>
+#include <epl/pipeline/turns.cuh>
 #include <epl/tile/persistent.cuh>
 #include <epl/tile/swizzle.cuh>
 #include <epl/util.cuh>
@@ -56,10 +59,12 @@ gemm_warp_specialized(const __grid_constant__ epl::TensorMap a_tiles,  // a [m, 
   static_assert(epl::kWarpgroupThreads * (kProducerRegs + 2 * kConsumerRegs) <= 3 * epl::kWarpgroupThreads * 168,
                 "the consumers' registers must come from the launch's pool");
   using Ring = epl::StageRing<STAGES, CLUSTER>;
+  using Turns = epl::Turns<2>;  // ping-pong: the consumers' main loops in turns
 
   extern __shared__ __align__(1024) unsigned char smem[];
   __nv_bfloat16* s = reinterpret_cast<__nv_bfloat16*>(smem);
   Ring& ring = *reinterpret_cast<Ring*>(smem + STAGES * kStageBytes);
+  Turns& turns = *reinterpret_cast<Turns*>(smem + STAGES * kStageBytes + sizeof(Ring));
 
   const unsigned rank = CLUSTER == 1 ? 0u : __clusterRelativeBlockRank();
   const int tiles_k = epl::ceil_div(k, kRow);
@@ -73,6 +78,7 @@ gemm_warp_specialized(const __grid_constant__ epl::TensorMap a_tiles,  // a [m, 
     epl::tma_prefetch_map(a_tiles);
     epl::tma_prefetch_map(b_tiles);
     ring.init(kReleases);
+    if constexpr (kPingpong) turns.init(4);  // lane 0 of each warp of the group passes
     epl::mbarrier_init_fence();
   }
   // Every barrier of the cluster initialized before any copy or arrival reaches it.
@@ -115,8 +121,11 @@ gemm_warp_specialized(const __grid_constant__ epl::TensorMap a_tiles,  // a [m, 
     const unsigned lane = threadIdx.x & 31u;
     const int rows0 = kPingpong ? 0 : consumer * 64;  // this warpgroup's first row of the tile
     epl::WarpTile<16, BN> w;
-    for (int j = kPingpong ? consumer : 0; j < tiles; j += kPingpong ? 2 : 1) {
+    for (int j = kPingpong ? consumer : 0, round = 0; j < tiles; j += kPingpong ? 2 : 1, ++round) {
       const epl::TileCoord t = walk.tile(j);
+      // Ping-pong: this group skips the other's positions, and a parity wait is only sound once
+      // every earlier position of the slot has been waited; the turns order the main loops so.
+      if constexpr (kPingpong) turns.wait(consumer, round);
       w.zero();
       int p = j * tiles_k;
       for (int kt = 0; kt < tiles_k; ++kt, ++p) {
@@ -131,6 +140,9 @@ gemm_warp_specialized(const __grid_constant__ epl::TensorMap a_tiles,  // a [m, 
         epl::wgmma_commit();
         epl::wgmma_wait<1>();  // k tile kt - 1's wgmma have read their slot
         if (kt > 0 && lane < CLUSTER) ring.release(p - 1, lane);
+      }
+      if constexpr (kPingpong) {
+        if (lane == 0) turns.pass(consumer);  // every position of this tile waited
       }
       epl::wgmma_wait<0>();
       if (lane < CLUSTER) ring.release(p - 1, lane);

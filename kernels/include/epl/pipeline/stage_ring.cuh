@@ -7,8 +7,11 @@
 // advance p in the same order, across output tiles too, so no state but p is carried. Phases are
 // waited by parity: the consumers wait for the full phase of pass p / STAGES; the producer waits for
 // the empty phase of the pass before (on pass 0 the parity of "phase -1" reads as complete, so the
-// first STAGES positions need no release). A consumer releases a position once its reads are
-// finished (after wgmma.wait_group for wgmma's asynchronous reads); the ring holds no block barrier.
+// first STAGES positions need no release). A parity tells phase q from q - 1, not from q - 2: a
+// consumer may wait for position p only once position p - STAGES has been waited (by itself, or,
+// for consumers that skip positions, by one that precedes it: turns.cuh). A consumer releases a
+// position once its reads are finished (after wgmma.wait_group for wgmma's asynchronous reads);
+// the ring holds no block barrier.
 //
 // Clusters (CLUSTER > 1): a slot whose contents the cluster's blocks load for each other (multicast)
 // may be refilled only when every receiving block is done with it, so each block's empty barrier
@@ -18,6 +21,7 @@
 #pragma once
 
 #include "../block/mbarrier.cuh"
+#include "../block/mbarrier_arrive.cuh"
 #include "../cluster/dsmem.cuh"
 #include "../cluster/multicast.cuh"
 #include "../target.cuh"
@@ -62,7 +66,7 @@ struct StageRing {
   // operations it waited for did before.
   __device__ __forceinline__ void release(int p, unsigned peer) const {
     if constexpr (CLUSTER == 1) {
-      asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(empty_bar(p)) : "memory");
+      mbarrier_arrive(empty_bar(p));
     } else {
       mbarrier_arrive_cluster(cluster_map_shared(empty_bar(p), peer));
     }
