@@ -246,6 +246,8 @@ class Operator(Record):
     contract: str | None = None  # the measurement contract of the operator's own realizations
     #: Degenerate inputs (constant-row, one-element, zero-rows, nan, inf) -> what the operator returns.
     degenerate: tuple[tuple[str, str], ...] = ()
+    #: Realization ids as a ladder, simplest first (each rung one structural change over the last).
+    ladder: tuple[str, ...] = ()
     notes: str | None = None
 
     @property
@@ -369,6 +371,7 @@ def operator_from(data: dict[str, Any], file: str, source: SourceMap) -> Operato
         peers=tuple(data["peers"]),
         contract=data.get("contract"),
         degenerate=tuple((k, str(v)) for k, v in (data.get("degenerate") or {}).items()),
+        ladder=tuple(data.get("ladder") or ()),
         notes=data.get("notes"),
     )
 
