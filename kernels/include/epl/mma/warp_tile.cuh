@@ -4,12 +4,14 @@
 //
 // Per k step of 16: WM/16 ldmatrix.x4 of A, WN/16 ldmatrix.x4 of B (each two n8 fragments) and
 // (WM/16)·(WN/8) mma. The accumulators are WM·WN/32 fp32 registers a lane. A shared tile of B is
-// n-major (k contiguous): the nt layout, a linear layer's weight, needs no transpose.
+// n-major (k contiguous): the nt layout, a linear layer's weight, needs no transpose; the nn
+// layout's k-major B tiles take ldmatrix.trans.
 #pragma once
 
 #include <cuda_bf16.h>
 
 #include "../thread/convert.cuh"
+#include "../tile/stage.cuh"
 #include "../tile/swizzle.cuh"
 #include "mma_sync.cuh"
 
@@ -32,7 +34,9 @@ struct WarpTile {
   }
 
   // acc += the warp's rows [wm0, wm0 + WM) of sa times its rows [wn0, wn0 + WN) of sb, over the
-  // 64 k columns of the shared tiles.
+  // 64 k columns of the shared tiles. Layout nn: sb is OperandTileKN's [64 k x BN n] sub-tiles
+  // (epl/tile/stage.cuh) and its fragments come through ldmatrix.trans.
+  template <GemmLayout L = GemmLayout::nt>
   __device__ __forceinline__ void mma_k64(const __nv_bfloat16* sa, const __nv_bfloat16* sb, int wm0, int wn0) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
 #pragma unroll
@@ -46,10 +50,16 @@ struct WarpTile {
       }
 #pragma unroll
       for (int j = 0; j < kN; j += 2) {
-        const int q = lane >> 3;
-        const int r = wn0 + j * 8 + (lane & 7) + ((q >> 1) << 3);
+        const int q = lane >> 3;  // matrix q: n + 8 (q >> 1), k + 8 (q & 1)
         unsigned t[4];
-        ldmatrix_x4(t, sb + swizzle64(r, kk + ((q & 1) << 3)));
+        if constexpr (L == GemmLayout::nt) {
+          const int r = wn0 + j * 8 + (lane & 7) + ((q >> 1) << 3);
+          ldmatrix_x4(t, sb + swizzle64(r, kk + ((q & 1) << 3)));
+        } else {
+          const int c = wn0 + j * 8 + ((q >> 1) << 3);  // a chunk of 8 n, inside one 64-wide sub-tile
+          const int r = kk + (lane & 7) + ((q & 1) << 3);
+          ldmatrix_x4_trans(t, sb + (c >> 6) * (kSwizzleRowElems * kSwizzleRowElems) + swizzle64(r, c & 63));
+        }
         b[j][0] = t[0];
         b[j][1] = t[1];
         b[j + 1][0] = t[2];
