@@ -124,7 +124,8 @@ def claim_results(r: Realization, builds: dict[str, Any]) -> list[ClaimResult]:
                 per[target] = (None, "SASS not inspected (nvdisasm unavailable)")
                 continue
             if kind == "require":
-                bad = [e for e in es if arg in r.claims.requires_of(e.entry) and e.sass.get(arg, 0) == 0]
+                es = [e for e in es if arg in r.claims.requires_of(e.entry)]  # require_entries
+                bad = [e for e in es if e.sass.get(arg, 0) == 0]
             elif kind == "forbid":
                 bad = [e for e in es if e.sass.get(arg, 0) > 0]
             elif kind == "regs":
