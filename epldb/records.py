@@ -150,6 +150,13 @@ class Claims:
     sass_forbid: tuple[str, ...] = ()
     max_registers: int | None = None
     no_spills: bool = False
+    # The entries sass_require applies to; empty: every entry.
+    sass_require_entries: tuple[str, ...] = ()
+
+    def requires_of(self, entry: str) -> tuple[str, ...]:
+        """The opcodes entry ``entry``'s code must contain."""
+        applies = not self.sass_require_entries or entry in self.sass_require_entries
+        return self.sass_require if applies else ()
 
 
 ParamValue = int | str | bool
@@ -246,6 +253,8 @@ class Operator(Record):
     contract: str | None = None  # the measurement contract of the operator's own realizations
     #: Degenerate inputs (constant-row, one-element, zero-rows, nan, inf) -> what the operator returns.
     degenerate: tuple[tuple[str, str], ...] = ()
+    #: Realization ids as a ladder, simplest first (each rung one structural change over the last).
+    ladder: tuple[str, ...] = ()
     notes: str | None = None
 
     @property
@@ -352,6 +361,7 @@ def realization_from(data: dict[str, Any], file: str, source: SourceMap) -> Real
             sass_forbid=tuple(sass.get("forbid", ())),
             max_registers=claims.get("max_registers"),
             no_spills=bool(claims.get("no_spills", False)),
+            sass_require_entries=tuple(sass.get("require_entries", ())),
         ),
         determinism=data["determinism"],
         when_it_wins=data.get("when_it_wins"),
@@ -369,6 +379,7 @@ def operator_from(data: dict[str, Any], file: str, source: SourceMap) -> Operato
         peers=tuple(data["peers"]),
         contract=data.get("contract"),
         degenerate=tuple((k, str(v)) for k, v in (data.get("degenerate") or {}).items()),
+        ladder=tuple(data.get("ladder") or ()),
         notes=data.get("notes"),
     )
 

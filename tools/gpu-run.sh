@@ -11,7 +11,8 @@
 #
 # Each '--'-separated group is one step: 'verify ARGS', 'bench ARGS' or 'pytest ARGS' (pytest gets -q
 # here already: a second -q hides its count line). Steps run in order; a failing step does not stop
-# the next. verify and bench write their evidence straight under $OUT/evidence/<device>/ (so rows
+# the next. A step may start with '@SECONDS' (e.g. '@120 verify gemm/new'): it is killed past that, so
+# a kernel that hangs (an mbarrier never completing) costs its step, not the whole call. verify and bench write their evidence straight under $OUT/evidence/<device>/ (so rows
 # already written come back even if the call is cut short), and the log goes to $OUT/log.txt as it
 # runs. Copy what comes back into evidence/<device>/.
 set -uo pipefail
@@ -29,13 +30,17 @@ OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 step=(); status=0
 run_step() {
   [ ${#step[@]} -eq 0 ] && return
+  local cap=()
+  if [[ "${step[0]}" =~ ^@([0-9]+)$ ]]; then cap=(timeout -k 10 "${BASH_REMATCH[1]}"); step=("${step[@]:1}"); fi
   echo "=== ${step[*]}"
   case "${step[0]}" in
-    pytest) python3 -m pytest -q -p no:cacheprovider "${step[@]:1}" 2>&1 | tee -a "$OUT/log.txt" | tail -40 ;;
-    verify|bench) python3 -m epldb "${step[@]}" --out "$OUT/evidence" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
-    *) python3 -m epldb "${step[@]}" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
+    pytest) "${cap[@]}" python3 -m pytest -q -p no:cacheprovider "${step[@]:1}" 2>&1 | tee -a "$OUT/log.txt" | tail -40 ;;
+    verify|bench) "${cap[@]}" python3 -m epldb "${step[@]}" --out "$OUT/evidence" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
+    *) "${cap[@]}" python3 -m epldb "${step[@]}" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
   esac
-  [ "${PIPESTATUS[0]}" -ne 0 ] && status=1
+  local rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 124 ] && echo "=== step cut at its ${cap[3]} s: ${step[*]}" | tee -a "$OUT/log.txt"
+  [ "$rc" -ne 0 ] && status=1
   step=()
 }
 for arg in "$@"; do

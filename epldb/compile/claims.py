@@ -2,7 +2,8 @@
 
 A record says what its machine code must look like (``claims: {sass: {require: [SHFL], forbid:
 [LDL, STL]}, max_registers: 64, no_spills: true}``). Each entry at each point must honour each
-claim; a failure is an error located at the claim's own line in the record.
+claim (``require`` only the entries of ``require_entries`` where it names some); a failure is an
+error located at the claim's own line in the record.
 """
 
 from __future__ import annotations
@@ -32,11 +33,16 @@ def check_claims(
     def fail(where: tuple[str | int, ...], rule: str, message: str) -> None:
         out.append(Problem(realization.loc(*where), message, rule, json_path(where)))
 
+    names = [e.name for e in realization.kernel.entries]
+    for i, name in enumerate(claims.sass_require_entries):
+        if name not in names:
+            fail(("claims", "sass", "require_entries", i), "sass-claim",
+                 f"require_entries names '{name}', which is not one of kernel.entries ({', '.join(names)})")
     for e in entries:
         at = f"(entry {e.entry}, point {_point(e.point)})"
         if sass_available:
             for i, op in enumerate(claims.sass_require):
-                if e.sass.get(op, 0) == 0:
+                if op in claims.requires_of(e.entry) and e.sass.get(op, 0) == 0:
                     fail(("claims", "sass", "require", i), "sass-claim",
                          f"SASS claim requires {op} but {e.expression} contains no {op} on {target} {at}: "
                          "make the kernel use it or drop the claim")

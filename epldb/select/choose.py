@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from epldb.launch.domain import in_domain
 from epldb.select.model import Prediction, RealizationModel
-from epldb.select.observations import SelectError, Subject, aligned, axis_value, key, observations, subject_of
+from epldb.select.observations import (SelectError, Subject, aligned, axis_value, key, observations, subject_of,
+                                       work)
 
 if TYPE_CHECKING:
     import pandas
@@ -49,6 +50,7 @@ class Choice:
     evidence: tuple[dict[str, Any], ...] = ()
     alternatives: tuple[dict[str, Any], ...] = ()  # the other realizations' best predictions
     note: str = ""  # the fallback taken, if any
+    predicted_gflops: float | None = None  # a contract judged by a rate ceiling (a GEMM's TFLOP/s)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,7 +61,9 @@ class Choice:
         if self.predicted_ms is None:
             timing = "no prediction"
         else:
-            timing = f"{self.predicted_ms * 1000:.1f} us predicted ({self.predicted_gbps:.0f} GB/s, {self.basis})"
+            rate = (f"{self.predicted_gflops / 1000:.0f} TFLOP/s" if self.predicted_gflops
+                    else f"{self.predicted_gbps:.0f} GB/s")
+            timing = f"{self.predicted_ms * 1000:.1f} us predicted ({rate}, {self.basis})"
         return f"{self.realization} [{point}]: {timing}"
 
 
@@ -165,7 +169,7 @@ class Selector:
             points = only.get(r.id, []) if only is not None else self.points(subject, r, shape, dtype, problem)
             if not points:
                 continue
-            nbytes = subject.contract.bytes_moved(dict(shape), points[0])
+            nbytes = work(subject.contract, shape, points[0])
             p = self.model(subject, device, dtype, problem, r.id, exclude_shape, row_aligned).predict(
                 shape_key, x, nbytes, points)
             if p is not None:
@@ -195,10 +199,13 @@ class Selector:
                     "rows here are not 16-byte aligned and the evidence times only aligned ones: the vector "
                     "kernels' scalar path is not in the prediction")]))
         nbytes = subject.contract.bytes_moved(shape_d, best.point)
+        flops = subject.contract.flops(shape_d, best.point) if subject.contract.rate_ceiling else None
         return Choice(
             subject=subject.id, device=here, dtype=dtype, shape=shape_d, problem=dict(problem),
             realization=best.realization, point=best.point, predicted_ms=best.time_ms,
-            predicted_gbps=nbytes / (best.time_ms * 1e-3) / 1e9, basis=best.basis, reason=_reason(r),
+            predicted_gbps=nbytes / (best.time_ms * 1e-3) / 1e9,
+            predicted_gflops=flops / (best.time_ms * 1e-3) / 1e9 if flops else None, basis=best.basis,
+            reason=_reason(r),
             evidence=tuple({k: _clean(v) for k, v in row.items()} for row in best.rests_on),
             alternatives=tuple({"realization": p.realization, "point": p.point, "predicted_ms": p.time_ms,
                                 "basis": p.basis} for p in rest),

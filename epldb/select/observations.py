@@ -3,8 +3,10 @@ row per (device, realization, parameter point, shape) — the newest fresh passi
 quantities the model works in.
 
 The model's axis is the row length in octaves, ``x = log2(cols)`` (``log2(n)`` for a contract over
-one flat array), and its measure is time per byte, ``tpb = time / bytes``: the minimal bytes the
-contract moves at that shape (``Contract.bytes_moved``), so that shapes of different sizes compare
+one flat array, ``log2(m)`` for a matrix product: its first shape variable), and its measure is time
+per unit of work, ``tpb = time / work``: the minimal bytes the contract moves at that shape
+(``Contract.bytes_moved``), or its flops where the contract is judged by a rate ceiling (a GEMM:
+compute-bound, its time follows 2·m·n·k, not its bytes), so that shapes of different sizes compare
 as rates. Draft realizations and stale, failing or untimed rows are left out.
 """
 
@@ -92,6 +94,15 @@ def subject_of(lab: "Catalog", subject_id: str) -> Subject:
     return Subject(record, contract, rs)
 
 
+def work(contract: Contract, shape: Mapping[str, int], point: Mapping[str, Any]) -> int:
+    """What the model divides time by: flops for a contract judged by a rate ceiling, else bytes."""
+    if contract.rate_ceiling is not None:
+        flops = contract.flops(dict(shape), dict(point))
+        if flops:
+            return int(flops)
+    return int(contract.bytes_moved(dict(shape), dict(point)))
+
+
 def key(point: Mapping[str, Any]) -> str:
     return canonical_json(dict(point))
 
@@ -134,7 +145,7 @@ def observations(lab: "Catalog", subject: Subject, evidence: "pandas.DataFrame |
     for rec in ev.to_dict("records"):
         point = json.loads(rec["params"])
         shape = json.loads(rec["shape"])
-        nbytes = subject.contract.bytes_moved(shape, point)
+        nbytes = work(subject.contract, shape, point)
         rows.append({
             "device": rec["device"], "realization": rec["subject"], "params": key(point), "point": point,
             "dtype": rec["dtype"], "shape": key(shape), "shape_d": shape, "x": axis_value(subject, shape),

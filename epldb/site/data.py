@@ -252,7 +252,7 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
     df = frame.drop(columns=[c for c in typed if c in frame.columns])
     df.attrs = {}
     for col in ("run", "subject", "kind", "params", "dtype", "shape", "status", "err_max_rel", "err_rel_l2",
-                "deterministic", "time_ms_median", "time_ms_p10", "time_ms_p90", "gbps", "frac_ceiling",
+                "deterministic", "time_ms_median", "time_ms_p10", "time_ms_p90", "gbps", "gflops", "frac_ceiling",
                 "target", "nvrtc", "source_hash", "detail"):
         if col not in df.columns:
             df[col] = None
@@ -264,7 +264,7 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
     if "device" not in df.columns:
         df["device"] = [runs[r].device if r in runs else "unknown-device" for r in df["run"]]
     df["device"] = _text(df["device"], "unknown-device")
-    for col in ("gbps", "frac_ceiling", "err_max_rel", "err_rel_l2", "time_ms_median", "time_ms_p10",
+    for col in ("gbps", "gflops", "frac_ceiling", "err_max_rel", "err_rel_l2", "time_ms_median", "time_ms_p10",
                 "time_ms_p90"):
         df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
     df = df.astype({c: object for c in df.columns

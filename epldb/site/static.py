@@ -124,6 +124,7 @@ def claim_results(r: Realization, builds: dict[str, Any]) -> list[ClaimResult]:
                 per[target] = (None, "SASS not inspected (nvdisasm unavailable)")
                 continue
             if kind == "require":
+                es = [e for e in es if arg in r.claims.requires_of(e.entry)]  # require_entries
                 bad = [e for e in es if e.sass.get(arg, 0) == 0]
             elif kind == "forbid":
                 bad = [e for e in es if e.sass.get(arg, 0) > 0]

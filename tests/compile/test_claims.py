@@ -59,3 +59,14 @@ def test_sass_claims_unchecked_without_nvdisasm(monkeypatch):
     assert p.severity == "warning" and p.location.line == LINES[("claims", "sass")]
     monkeypatch.setenv("CI", "true")
     assert sass_unavailable_problem(r, "sm_80")[0].severity == "error"
+
+
+def test_require_entries_narrow_require_to_those_entries():
+    r = make_realization(claims={"sass": {"require": ["SHFL"], "require_entries": ["reduce"], "forbid": ["LDL"]}})
+    finish = _entry(entry="finish", sass={"LDL": 1})  # a second launch with no shuffles, but a forbidden op
+    problems = check_claims(r, [_entry(), finish], "sm_80")
+    assert [(p.json_path, "entry finish" in p.message) for p in problems] == [("$.claims.sass.forbid[0]", True)]
+    assert check_claims(r, [_entry(sass={})], "sm_80")[0].json_path == "$.claims.sass.require[0]"
+    unknown = make_realization(claims={"sass": {"require": ["SHFL"], "require_entries": ["sum"]}})
+    (p,) = check_claims(unknown, [_entry()], "sm_80")
+    assert p.json_path == "$.claims.sass.require_entries[0]" and "not one of kernel.entries (reduce)" in p.message

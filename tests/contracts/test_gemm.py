@@ -64,3 +64,37 @@ def test_bugs_fail() -> None:
     for name, out in bugs.items():
         max_rel, _ = _rel(c, out, ref)
         assert max_rel > tol.max_rel, name
+
+
+# The split count of gemm/split-k is one expression written three times (scratch count, grid.y, the
+# sum's argument): the launch language has no named values. These shapes are the regime it is for.
+SPLIT_K_SHAPES = [{"m": m, "n": n, "k": k} for m in (1, 16, 64, 128, 256, 512)
+                  for n, k in ((4096, 4096), (4096, 14336), (14336, 4096))] + [{"m": 257, "n": 263, "k": 264},
+                                                                             {"m": 1, "n": 8, "k": 8}]
+
+
+def test_split_k_plan_splits_agree_and_fill_one_wave() -> None:
+    from epldb.launch import ScalarArg, contract_arrays, plan_env, resolve_plan
+    from epldb.launch.domain import in_domain
+    from repository import repository_catalog
+
+    r = repository_catalog().realizations["gemm/split-k"]
+    arrays = contract_arrays(get_contract("gemm"))
+    served = 0
+    for point in r.points():
+        slots = point["sms"] * (233472 // (point["stages"] * (128 + point["bn"]) * 128 + 8 * point["stages"] + 1024))
+        for shape in SPLIT_K_SHAPES:
+            if not in_domain(r, shape, point):
+                continue
+            served += 1
+            plan = resolve_plan(r, plan_env(shape, point), arrays)
+            assert plan.ok, [p.message for p in plan.problems]
+            partials, total = plan.steps
+            tiles, splits, _ = partials.grid
+            (scratch,) = plan.scratch
+            assert tiles == -(-shape["m"] // 128) * -(-shape["n"] // point["bn"])
+            assert 2 <= splits <= 8 and 2 * tiles <= slots  # the domain: at least half the slots idle unsplit
+            assert splits == 2 or tiles * splits <= slots  # more than 2 only while one wave holds them
+            assert scratch.count == splits * shape["m"] * shape["n"]
+            assert total.args[-1] == ScalarArg(splits, total.args[-1].text)
+    assert served >= 40

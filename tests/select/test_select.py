@@ -191,3 +191,27 @@ def test_an_unmeasured_point_is_rated_by_the_trend_of_the_best_points() -> None:
     p = m.predict("unmeasured", 11.0, 1 << 20, points)
     assert p is not None and p.point == {"g": 64} and p.basis == "extrapolated"
     assert math.isclose(p.time_ms, m.envelope(11.0) * (1 << 20))  # distance 0 from the trend: regret 1
+
+
+def test_a_rate_contract_is_modelled_in_time_per_flop() -> None:
+    """A GEMM's time follows its flops, not its bytes: the model divides by 2·m·n·k, so a rung timed
+    at m = 512 and m = 4096 (n = k = 4096) predicts m = 1024 between them in time per flop, and the
+    row operators keep time per byte."""
+    from epldb.contracts import get_contract
+    from epldb.select.observations import work
+
+    gemm, softmax = get_contract("gemm"), get_contract("row-softmax")
+    assert gemm is not None and softmax is not None
+    shape = {"m": 1024, "n": 4096, "k": 4096}
+    assert work(gemm, shape, {}) == 2 * 1024 * 4096 * 4096
+    row = {"rows": 8, "cols": 1000}
+    assert work(softmax, row, {"dtype": "float32"}) == softmax.bytes_moved(row, {"dtype": "float32"})
+    obs = []
+    for m, ms in ((512, 0.2), (4096, 1.0)):
+        s = {"m": m, "n": 4096, "k": 4096}
+        obs.append({"realization": "gemm/x", "params": key({"bn": 128}), "point": {"bn": 128}, "shape": key(s),
+                    "x": math.log2(m), "time_ms": ms, "tpb": ms / work(gemm, s, {}), "run": "r"})
+    p = RealizationModel("gemm/x", obs).predict(key(shape), math.log2(1024), work(gemm, shape, {}), [{"bn": 128}])
+    assert p is not None and p.basis == "interpolated"
+    per_flop = [o["tpb"] for o in obs]
+    assert min(per_flop) < p.time_ms / work(gemm, shape, {}) < max(per_flop)

@@ -17,6 +17,7 @@ from epldb.site.pages.closing import close_record_page
 from epldb.site.pages.common import first_sentence, record_paths, subject_nav
 from epldb.site.pages.comparison import realizations_compared
 from epldb.site.pages.kind import PageKind
+from epldb.site.pages.ladder import ladder
 from epldb.site.pages.leaderboard import leaderboard
 from epldb.site.pages.rules import which_realization_when
 from epldb.site.pages.site import Site
@@ -24,7 +25,7 @@ from epldb.site.uses import stage_kernels, used_inside
 
 #: The sections of an operator page the site search indexes, beside its title, summary and math: what
 #: it is made of and which realization wins where (tables themselves are never indexed).
-SEARCHED = ("Decomposition", "Features it shows", "Stages", "Realizations compared", "Which realization when",
+SEARCHED = ("Decomposition", "Features it shows", "Stages", "Realizations compared", "Ladder", "Which realization when",
             "Degenerate inputs", "Notes")
 #: An operator's name finds its own page first, before the realizations and experiments that name it.
 SEARCH_BOOST = 10.0
@@ -85,6 +86,7 @@ def write_operator(site: Site, o: Operator) -> Page:
                            f"<code>operator: {esc(o.id)}</code>, its kernel under "
                            f"<code>kernels/operators/{esc(o.id)}/</code>. Its stages' primitives are measured on "
                            "their own pages.")
+    ladder(site, page, o)
     _against_the_peers(site, page, o)
     if o.degenerate:
         page.heading(2, "Degenerate inputs")

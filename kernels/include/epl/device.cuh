@@ -7,3 +7,4 @@
 #include "device/last_block.cuh"
 #include "device/reduce.cuh"
 #include "device/reduce_partials.cuh"
+#include "device/sum_slices.cuh"

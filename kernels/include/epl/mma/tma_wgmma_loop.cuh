@@ -1,0 +1,85 @@
+// epl/mma/tma_wgmma_loop.cuh — the k loop of a 128 x BN output tile on Hopper: TMA boxes of A and B
+// on one mbarrier a stage, consumed by two warpgroups of wgmma (sm_90a).
+//
+// A block of 256 threads (2 warpgroups of 64 x BN) accumulates the k tiles [first, first + count)
+// of its tile into each warpgroup's registers (epl::WarpTile<16, BN>, mma.sync's m16n8 layout).
+// Thread 0 is the only producer: it announces (128 + BN) x 128 bytes a stage on the stage's
+// mbarrier and issues the two 128-byte-swizzled boxes (a_tiles [m, k] box 128 x 64, b_tiles [n, k]
+// box BN x 64; zeros past the matrix, so ragged m, n and k add nothing). STAGES - 2 k tiles are in
+// flight ahead of the one consumed; one block barrier a k tile frees the slot of tile i - 2 (every
+// warpgroup passed wgmma.wait_group 1 at tile i - 1). The whole k range is one call (first 0, count
+// ceil_div(k, 64): gemm/tma-wgmma) or a slice of it (gemm/split-k). A count of 0 leaves the
+// accumulators at zero. Shared memory: kSharedBytes (tiles, 1024-byte aligned, then the barriers).
+#pragma once
+
+#include "../block/mbarrier.cuh"
+#include "../block/tensor_copy.cuh"
+#include "../tile/swizzle.cuh"
+#include "warp_tile.cuh"
+#include "wgmma.cuh"
+
+namespace epl {
+
+#if EPL_HAS_WGMMA
+
+template <int BN, int STAGES>
+struct TmaWgmmaLoop {
+  static constexpr int kBM = 128, kLead = STAGES - 2;
+  static_assert(STAGES >= 3, "one slot for the running wgmma group, one landing, one in flight");
+  static constexpr int kElemsA = kBM * kSwizzleRowElems;
+  static constexpr int kStage = (kBM + BN) * kSwizzleRowElems;
+  static constexpr unsigned kStageBytes = kStage * 2;
+  static constexpr unsigned kSharedBytes = STAGES * kStageBytes + 8 * STAGES;
+
+  // Every thread of the block, converged: w (zeroed here) += A [m0 .., k tiles first ..] ·
+  // B [n0 .., same k]ᵀ over `count` k tiles of 64, this warpgroup's 64 rows of the 128. Returns
+  // after wgmma.wait_group 0 (the accumulators are final); smem is the kernel's dynamic shared memory.
+  __device__ __forceinline__ static void accumulate(WarpTile<16, BN>& w, unsigned char* smem,
+                                                    const TensorMap& a_tiles, const TensorMap& b_tiles, int m0,
+                                                    int n0, int first, int count) {
+    __nv_bfloat16* s = reinterpret_cast<__nv_bfloat16*>(smem);
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * kStageBytes);
+    const bool producer = threadIdx.x == 0;
+    const int group = static_cast<int>(threadIdx.x) >> 7;
+
+    if (producer) {
+      tma_prefetch_map(a_tiles);
+      tma_prefetch_map(b_tiles);
+      for (int i = 0; i < STAGES; ++i) mbarrier_init(shared_address(full + i), 1);
+      mbarrier_init_fence();
+    }
+    __syncthreads();  // the barriers are initialized before anyone waits on them
+
+    auto issue = [&](int tile) {  // tile: index within the slice
+      if (producer && tile < count) {
+        const int slot = tile % STAGES;
+        const unsigned bar = shared_address(full + slot);
+        const int k0 = (first + tile) * kSwizzleRowElems;
+        mbarrier_arrive_expect_bytes(bar, kStageBytes);
+        tma_load_2d(s + slot * kStage, a_tiles, k0, m0, bar);
+        tma_load_2d(s + slot * kStage + kElemsA, b_tiles, k0, n0, bar);
+      }
+    };
+    for (int i = 0; i < kLead; ++i) issue(i);
+
+    w.zero();
+    for (int i = 0; i < count; ++i) {
+      const int slot = i % STAGES;
+      mbarrier_wait_parity(shared_address(full + slot), static_cast<unsigned>((i / STAGES) & 1));
+      __syncthreads();  // every warpgroup is past wait_group 1 of tile i - 1: slot of i - 2 is free
+      issue(i + kLead);
+      const __nv_bfloat16* sa = s + slot * kStage + group * 64 * kSwizzleRowElems;
+      const unsigned long long da = wgmma_desc_sw128(sa), db = wgmma_desc_sw128(s + slot * kStage + kElemsA);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) Wgmma<BN>::mma(w.acc[0], da + 2 * kk, db + 2 * kk);  // + 32 B a k16 step
+      wgmma_commit();
+      wgmma_wait<1>();
+    }
+    wgmma_wait<0>();
+  }
+};
+
+#endif  // EPL_HAS_WGMMA
+
+}  // namespace epl
