@@ -127,17 +127,28 @@ class Facts:
         """Realization id → the source hashes its facts were recorded at."""
         return {rid: {r["source_hash"] for r in rows} for rid, rows in self.rows.items()}
 
-    def machine_code(self, realization_id: str) -> dict[tuple[str, str, str], frozenset[str]]:
-        """(target, point JSON, source hash) → the SASS hashes of its entries."""
-        out: dict[tuple[str, str, str], set[str]] = {}
+    def machine_code(self, realization_id: str) -> dict[tuple[str, str, str], dict[str, tuple[str, str]]]:
+        """(target, point JSON, source hash) → entry → (PTX hash, SASS hash) (the PTX hash "" where
+        not recorded). Two builds of an entry have the same machine code when their PTX hashes are
+        equal (both recorded: ptxas makes it from the PTX, its options and the toolchain, all in the
+        facts' key; block labels renumbered per function, epldb/compile/ptx.py), else when their SASS
+        hashes are: nvdisasm numbers branch labels over the whole module, so an entry's SASS listing
+        changes when another entry joins the program, its PTX does not (same_entry_code)."""
+        out: dict[tuple[str, str, str], dict[str, tuple[str, str]]] = {}
         for r in self.rows.get(realization_id, ()):
-            out.setdefault((r["target"], r["point"], r["source_hash"]), set()).add(f"{r['entry']}:{r['sass_sha256']}")
-        return {k: frozenset(v) for k, v in out.items()}
+            out.setdefault((r["target"], r["point"], r["source_hash"]), {})[r["entry"]] = (
+                r.get("ptx_sha256") or "", r["sass_sha256"])
+        return out
 
 
 def _files(root: Path) -> list[str]:
     base = Path(root) / STATIC_DIR
     return sorted(str(p) for p in base.rglob("*.parquet")) if base.is_dir() else []
+
+
+def same_entry_code(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Whether two builds of one entry (PTX hash, SASS hash) are the same machine code (machine_code)."""
+    return a[0] == b[0] if a[0] and b[0] else bool(a[1]) and a[1] == b[1]
 
 
 def recorded_source_hashes(root: Path) -> set[str]:
@@ -152,7 +163,7 @@ def recorded_source_hashes(root: Path) -> set[str]:
 
 
 #: The columns :meth:`Facts.machine_code` reads.
-MACHINE_CODE_COLUMNS = ("realization", "target", "point", "source_hash", "entry", "sass_sha256")
+MACHINE_CODE_COLUMNS = ("realization", "target", "point", "source_hash", "entry", "sass_sha256", "ptx_sha256")
 
 
 def load_facts(root: Path, columns: Sequence[str] | None = None) -> Facts:
