@@ -130,10 +130,11 @@ class Facts:
     def machine_code(self, realization_id: str) -> dict[tuple[str, str, str], dict[str, tuple[str, str]]]:
         """(target, point JSON, source hash) → entry → (PTX hash, SASS hash) (the PTX hash "" where
         not recorded). Two builds of an entry have the same machine code when their PTX hashes are
-        equal (both recorded: ptxas makes it from the PTX, its options and the toolchain, all in the
-        facts' key; block labels renumbered per function, epldb/compile/ptx.py), else when their SASS
-        hashes are: nvdisasm numbers branch labels over the whole module, so an entry's SASS listing
-        changes when another entry joins the program, its PTX does not (same_entry_code)."""
+        equal (ptxas makes it from the PTX, its options and the toolchain, all in the facts' key;
+        block labels renumbered per function, epldb/compile/ptx.py) or their SASS hashes are. Either
+        suffices and neither is necessary: nvdisasm numbers branch labels over the whole module, so
+        an entry's SASS listing changes when another entry joins the program, and NVVM's PTX can
+        differ where ptxas makes the same code of it (same_entry_code)."""
         out: dict[tuple[str, str, str], dict[str, tuple[str, str]]] = {}
         for r in self.rows.get(realization_id, ()):
             out.setdefault((r["target"], r["point"], r["source_hash"]), {})[r["entry"]] = (
@@ -147,8 +148,9 @@ def _files(root: Path) -> list[str]:
 
 
 def same_entry_code(a: tuple[str, str], b: tuple[str, str]) -> bool:
-    """Whether two builds of one entry (PTX hash, SASS hash) are the same machine code (machine_code)."""
-    return a[0] == b[0] if a[0] and b[0] else bool(a[1]) and a[1] == b[1]
+    """Whether two builds of one entry (PTX hash, SASS hash) are the same machine code: equal PTX or
+    equal SASS (Facts.machine_code says why either suffices)."""
+    return bool(a[0]) and a[0] == b[0] or bool(a[1]) and a[1] == b[1]
 
 
 def recorded_source_hashes(root: Path) -> set[str]:
