@@ -12,7 +12,6 @@ from epldb.launch.plan import (
     ScratchBuffer,
     check_plan,
     contract_arrays,
-    pick_entry,
     plans_in_domain,
     resolve_plan,
 )
@@ -38,7 +37,6 @@ __all__ = [
     "encode_tiled",
     "evaluate",
     "parse",
-    "pick_entry",
     "plan_env",
     "plans_in_domain",
     "resolve_plan",
