@@ -270,18 +270,18 @@ def measure_mma_bf16(size: int = 8192) -> Row:
     """The bf16 tensor-core rate ceiling: cuBLAS (torch.matmul, bf16 in, fp32 accumulate, bf16 out)
     at size³, the fastest GEMM known on the board, timed as every row is; GFLOP/s of 2·size³ flops.
     A reference measured in the run, not the datasheet's dense peak (which clocks under load miss)."""
-    import cupy
     import torch
 
     a = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(size, size, device="cuda", dtype=torch.bfloat16)
-    stream = torch.cuda.ExternalStream(cupy.cuda.get_current_stream().ptr)
     torch.cuda.synchronize()
 
+    # On torch's current stream, as the torch peers run (epldb/contracts/peers.py): under a
+    # torch.cuda.ExternalStream of CuPy's current stream the events missed the work (H100 run
+    # 20261207T010155Z-bench-b7d5: 0.0016 ms for 8192^3, where the cuBLAS peer took 1.46 ms).
     def call() -> None:
-        with torch.cuda.stream(stream):
-            torch.matmul(a, b.t(), out=c)
+        torch.matmul(a, b.t(), out=c)
 
     t = time_calls([call], min_reps=10, max_reps=40)
     flops = 2 * size**3

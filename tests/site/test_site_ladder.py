@@ -52,3 +52,21 @@ def test_a_measured_ladder_has_steps_and_a_chart_per_shape(repo_site) -> None:
     assert rungs[0] == "naive" and set(rungs) <= {"naive", "padded-tile", "swizzled-tile", "tma-tiles"}
     kinds = {d["kind"] for d in data}
     assert {"realization", "ceiling", "level"} <= kinds
+
+
+def test_a_rate_ceiling_far_above_its_runs_cublas_peer_is_not_drawn() -> None:
+    import pandas as pd
+
+    from epldb.contracts import get_contract
+    from epldb.site.pages.ladder import _ceilings
+
+    big = '{"k":8192,"m":8192,"n":8192}'
+    rows = pd.DataFrame({"kind": ["realization", "realization"], "shape": [big, big], "run": ["good", "bad"]})
+    device_rows = pd.DataFrame({
+        "kind": ["ceiling", "peer", "ceiling", "peer"],
+        "subject": ["ceiling/mma-bf16", "gemm/torch-eager"] * 2,
+        "run": ["good", "good", "bad", "bad"],
+        "shape": [big] * 4,
+        "gflops": [700e3, 690e3, 701e6, 693e3],  # "bad": events that missed the work
+    })
+    assert _ceilings(rows, device_rows, get_contract("gemm"), rate=True) == {big: 700e3}
