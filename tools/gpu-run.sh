@@ -12,9 +12,15 @@
 # Each '--'-separated group is one step: 'verify ARGS', 'bench ARGS' or 'pytest ARGS' (pytest gets -q
 # here already: a second -q hides its count line). Steps run in order; a failing step does not stop
 # the next. A step may start with '@SECONDS' (e.g. '@120 verify gemm/new'): it is killed past that, so
-# a kernel that hangs (an mbarrier never completing) costs its step, not the whole call. verify and bench write their evidence straight under $OUT/evidence/<device>/ (so rows
-# already written come back even if the call is cut short), and the log goes to $OUT/log.txt as it
-# runs. Copy what comes back into evidence/<device>/.
+# a kernel that hangs (an mbarrier never completing) costs its step, not the whole call.
+#
+# What comes back: the device tool returns at most 8 files from $OUT, so verify, bench and sanitize
+# write their runs into a scratch folder, packed into ONE file, $OUT/evidence.tgz, after every step
+# and every 20 s while a step runs (written beside and renamed, so a call cut short still returns the
+# last whole pack); the log goes to $OUT/log.txt as it runs. Bring it home with
+#   tar -xzf <files_at>/evidence.tgz -C /tmp/x && epldb evidence seal /tmp/x/evidence \
+#     && epldb evidence merge /tmp/x/evidence
+# (a <run>.csv journal is a run cut short: seal makes it a run; `--resume RUN` continues it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
@@ -27,6 +33,17 @@ if ! [[ "${EPL_GIT_COMMIT:-}" =~ ^[0-9a-f]{40}$ ]] || ! [[ "${EPL_GIT_DIRTY:-}" 
   exit 2
 fi
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+SCRATCH="$(mktemp -d)"; EV="$SCRATCH/evidence"; mkdir -p "$EV"
+# EPL_EVIDENCE_SEED: a folder laid out as evidence/ (<device>/<run>.csv ...) whose journals a step
+# continues with --resume RUN (the journals an earlier call brought back).
+[ -n "${EPL_EVIDENCE_SEED:-}" ] && cp -r "$EPL_EVIDENCE_SEED"/. "$EV"/
+pack() {  # the evidence so far as one file, replaced whole
+  local part="$OUT/.evidence.tgz.$BASHPID"  # one part file a writer: the packer loop and the steps never share one
+  tar -czf "$part" -C "$SCRATCH" evidence 2>/dev/null && mv -f "$part" "$OUT/evidence.tgz"
+}
+( while sleep 20; do pack; done ) &
+PACKER=$!
+trap 'kill $PACKER 2>/dev/null; pack' EXIT
 step=(); status=0
 run_step() {
   [ ${#step[@]} -eq 0 ] && return
@@ -35,18 +52,20 @@ run_step() {
   echo "=== ${step[*]}"
   case "${step[0]}" in
     pytest) "${cap[@]}" python3 -m pytest -q -p no:cacheprovider "${step[@]:1}" 2>&1 | tee -a "$OUT/log.txt" | tail -40 ;;
-    verify|bench) "${cap[@]}" python3 -m epldb "${step[@]}" --out "$OUT/evidence" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
+    verify|bench|sanitize) "${cap[@]}" python3 -m epldb "${step[@]}" --out "$EV" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
     *) "${cap[@]}" python3 -m epldb "${step[@]}" 2>&1 | tee -a "$OUT/log.txt" | tail -60 ;;
   esac
   local rc=${PIPESTATUS[0]}
   [ "$rc" -eq 124 ] && echo "=== step cut at its ${cap[3]} s: ${step[*]}" | tee -a "$OUT/log.txt"
   [ "$rc" -ne 0 ] && status=1
   step=()
+  pack
 }
 for arg in "$@"; do
   if [ "$arg" = "--" ]; then run_step; else step+=("$arg"); fi
 done
 run_step
-echo "evidence files written: $(find "$OUT/evidence" -type f 2>/dev/null | wc -l) (under \$OUT/evidence: sealed runs" \
-  "<run>.parquet; a <run>.csv journal is a run cut short: 'epldb evidence seal' it)"
+pack
+echo "evidence files written: $(find "$EV" -type f | wc -l), packed in \$OUT/evidence.tgz (sealed runs <run>.parquet;" \
+  "a <run>.csv journal is a run cut short: 'epldb evidence seal' it)"
 exit $status
