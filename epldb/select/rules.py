@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from epldb.select.choose import Selector
-from epldb.select.observations import SelectError, Subject, axis_value, key
+from epldb.select.observations import SelectError, Subject, axis_value, by_output_size, key
 
 if TYPE_CHECKING:
     from epldb.catalog import Catalog
@@ -59,6 +59,8 @@ def shape_at(subject: Subject, templates: list[dict[str, int]], x: float) -> dic
     t = min(templates, key=lambda s: abs(axis_value(subject, s) - x))
     length = max(1, int(round(2 ** x)))
     shape = dict(t)
+    if by_output_size(subject):  # x is log2(m·n): m of the template's n
+        length = max(1, int(round(2 ** x / t["n"])))
     shape[axis] = length
     if "rows" in shape and axis != "rows":
         shape["rows"] = max(1, int(round(t["rows"] * t[axis] / length)))
