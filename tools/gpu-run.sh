@@ -65,7 +65,6 @@ for arg in "$@"; do
   if [ "$arg" = "--" ]; then run_step; else step+=("$arg"); fi
 done
 run_step
-pack
 echo "evidence files written: $(find "$EV" -type f | wc -l), packed in \$OUT/evidence.tgz (sealed runs <run>.parquet;" \
   "a <run>.csv journal is a run cut short: 'epldb evidence seal' it)"
 exit $status

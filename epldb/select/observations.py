@@ -3,9 +3,9 @@ row per (device, realization, parameter point, shape) — the newest fresh passi
 quantities the model works in.
 
 The model's axis is the row length in octaves, ``x = log2(cols)`` (``log2(n)`` for a contract over
-one flat array, ``log2(m·n)`` for a matrix product: the output's size, which sets its tile count), and its measure is time
-per unit of work, ``tpb = time / work``: the minimal bytes the contract moves at that shape
-(``Contract.bytes_moved``), or its flops where the contract is judged by a rate ceiling (a GEMM:
+one flat array, ``log2(m·n)`` for a matrix product: the output's size, which sets its tile count),
+and its measure is time per unit of work, ``tpb = time / work``: the minimal bytes the contract moves
+at that shape (``Contract.bytes_moved``), or its flops where the contract is judged by a rate ceiling (a GEMM:
 compute-bound, its time follows 2·m·n·k, not its bytes), so that shapes of different sizes compare
 as rates. Draft realizations and stale, failing or untimed rows are left out.
 """

@@ -57,10 +57,9 @@ def shape_at(subject: Subject, templates: list[dict[str, int]], x: float) -> dic
     """The shape of row length 2^x (rounded) modelled on the bench shape of the nearest row length."""
     axis = subject.axis
     t = min(templates, key=lambda s: abs(axis_value(subject, s) - x))
-    length = max(1, int(round(2 ** x)))
+    # x is log2(m·n) for a matrix product: m of the template's n
+    length = max(1, int(round(2 ** x / (t["n"] if by_output_size(subject) else 1))))
     shape = dict(t)
-    if by_output_size(subject):  # x is log2(m·n): m of the template's n
-        length = max(1, int(round(2 ** x / t["n"])))
     shape[axis] = length
     if "rows" in shape and axis != "rows":
         shape["rows"] = max(1, int(round(t["rows"] * t[axis] / length)))

@@ -177,7 +177,7 @@ def _ceilings(rows: "pd.DataFrame", device_rows: "pd.DataFrame", contract: objec
     for r, s, v in zip(peers["run"], peers["shape"], peers["gflops"]):
         checked[(str(r), str(s))] = max(checked.get((str(r), str(s)), 0.0), float(v))
     runs = {str(r): float(v) for r, s, v in zip(ceil["run"], ceil["shape"], ceil["gflops"])
-            if v == v and not float(v) > CEILING_OVER_PEER * checked.get((str(r), str(s)), float("inf"))}
+            if float(v) <= CEILING_OVER_PEER * checked.get((str(r), str(s)), float("inf"))}  # NaN fails
     out: dict[str, float] = {}
     for s, r in zip(meas["shape"], meas["run"]):
         if str(r) in runs:
