@@ -115,3 +115,26 @@ def test_an_entry_is_the_same_machine_code_by_its_ptx_where_both_builds_recorded
     assert same_entry_code(("", "s1"), ("p1", "s1")) and not same_entry_code(("", "s1"), ("p1", "s2"))
     assert not same_entry_code(("", ""), ("", ""))
 
+
+def test_a_gained_split_entry_keeps_the_rows_of_shapes_it_does_not_serve() -> None:
+    """A point that only gained a step's split entry (rows off 16-byte boundaries) keeps the rows of
+    aligned shapes, where the unchanged aligned entry ran, and loses those of odd row lengths."""
+    from epldb.evidence.freshness import _aligned_entry_runs, _machine_code_verdict
+
+    point = '{"dtype":"float32"}'
+    code = {("sm_90a", point, "old"): {"rows": ("p", "s"), "rows-unaligned": ("q", "t")},
+            ("sm_90a", point, "new"): {"rows": ("p", "s2"), "rows-unaligned": ("q", "t2"), "rows-split": ("r", "u")},
+            ("sm_90a", point, "other"): {"rows": ("p2", "s3"), "rows-unaligned": ("q", "t")}}
+    names = {"dtype"}
+    assert _machine_code_verdict(code, names, "sm_90a", point, "old", "new") == "rows-split"
+    assert _machine_code_verdict(code, names, "sm_90a", point, "old", "other") == "changed"
+    assert _machine_code_verdict(code, names, "sm_90a", point, "old", "old") == "same"
+    assert _machine_code_verdict(code, names, "sm_90a", point, "new", "old") == "changed"  # an entry lost
+
+    class R:  # the part of a Realization the check reads
+        launch = {"steps": [{"entry": "rows", "split_entry": "rows-split", "unaligned_entry": "rows-unaligned",
+                             "unaligned_when": "cols % (16 // dtype_bytes)"}]}
+
+    assert _aligned_entry_runs(R(), ["rows-split"], '{"cols":4096,"rows":8}', point)
+    assert not _aligned_entry_runs(R(), ["rows-split"], '{"cols":4097,"rows":8}', point)
+    assert not _aligned_entry_runs(R(), ["rows-other"], '{"cols":4096,"rows":8}', point)
