@@ -39,7 +39,7 @@ def current_hashes(root: Path, catalog: "Catalog") -> dict[str, str]:
 def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
     """True for each realization (or sanitizer) row of ``df`` that no longer describes the
     repository's kernel."""
-    from epldb.evidence.static import MACHINE_CODE_COLUMNS, load_facts, recorded_source_hashes
+    from epldb.evidence.static import MACHINE_CODE_COLUMNS, code_classes, load_facts, recorded_source_hashes
 
     hashes = current_hashes(catalog.root, catalog)
     is_real = df["kind"] == "realization"
@@ -55,7 +55,7 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
     if not changed.any():
         return stale
     facts = load_facts(catalog.root, MACHINE_CODE_COLUMNS)
-    codes: dict[str, dict[tuple[str, str, str], dict[str, tuple[str, str]]]] = {}
+    codes: dict[str, dict[tuple[str, str, str], dict[str, int]]] = {}
     names: dict[str, set[str]] = {}
     columns = ["subject", "target", "params", "source_hash"]
     rows = df.loc[changed, columns].astype(object)
@@ -64,7 +64,7 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
     for key in keys.itertuples(index=False, name=None):
         if key[0] not in codes:  # once per realization
             r = catalog.realizations.get(key[0])
-            codes[key[0]] = facts.machine_code(key[0])
+            codes[key[0]] = code_classes(facts.machine_code(key[0]))
             names[key[0]] = set(r.points()[0]) if r is not None and r.points() else set()
         verdict = _machine_code_verdict(codes[key[0]], names[key[0]], *key[1:], hashes.get(key[0], ""))
         same.append(verdict == "same")
@@ -87,13 +87,11 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
     return stale
 
 
-def _machine_code_verdict(code: dict[tuple[str, str, str], dict[str, tuple[str, str]]], point_names: set[str],
+def _machine_code_verdict(code: dict[tuple[str, str, str], dict[str, int]], point_names: set[str],
                           target: str, params: str, measured: str, current: str) -> str:
     """'same' when the row's point compiled to the same machine code from the measured source and
-    from today's, entry by entry (static.same_entry_code); the gained entries' names joined by commas
-    when today's build only adds entries to the measured one; else 'changed' (or not recorded)."""
-    from epldb.evidence.static import same_entry_code
-
+    from today's, entry by entry (``code``: static.code_classes); the gained entries' names joined by
+    commas when today's build only adds entries to the measured one; else 'changed' (or not recorded)."""
     try:
         point = canonical_json({k: v for k, v in json.loads(params).items() if k in point_names})
     except ValueError:
@@ -101,7 +99,7 @@ def _machine_code_verdict(code: dict[tuple[str, str, str], dict[str, tuple[str, 
     before, now = code.get((target, point, measured)), code.get((target, point, current))
     if not before or not now or not set(before) <= set(now):
         return "changed"
-    if not all(same_entry_code(before[e], now[e]) for e in before):
+    if not all(before[e] == now[e] for e in before):
         return "changed"
     gained = sorted(set(now) - set(before))
     return ",".join(gained) if gained else "same"
