@@ -141,7 +141,7 @@ class Facts:
         function's template arguments, which a refactor may change for the same code, and
         nvdisasm numbers branch labels over the whole module, so the plain SASS hash moves when
         another entry joins the program (the label-free one does not; code_classes)."""
-        out: dict[tuple[str, str, str], dict[str, tuple[str, str]]] = {}
+        out: dict[tuple[str, str, str], dict[str, tuple[str, ...]]] = {}
         for r in self.rows.get(realization_id, ()):
             out.setdefault((r["target"], r["point"], r["source_hash"]), {})[r["entry"]] = (
                 r.get("ptx_sha256") or "", r["sass_sha256"] or "", r.get("sass_code_sha256") or "")
