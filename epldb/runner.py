@@ -20,7 +20,7 @@ from epldb.catalog import default_catalog
 from epldb.contracts import Contract, get_contract
 from epldb.contracts.dtypes import STORAGE, poison_pattern, storage_dtype
 from epldb.launch.domain import in_domain, outside_domain
-from epldb.launch import ArrayArg, ResolvedPlan, TensorMapArg, contract_arrays, plan_env, resolve_plan
+from epldb.launch import ArrayArg, ResolvedPlan, TensorMapArg, contract_arrays, pick_entry, plan_env, resolve_plan
 from epldb.device import choose_target, device_info
 from epldb.occupancy import allow_cluster_shape, allow_dynamic_shared, resident_blocks
 from epldb.problems import Problem
@@ -195,8 +195,12 @@ class Launcher:
     plan: ResolvedPlan
     functions: list[Any]
     # Per step, the function of its unaligned_entry (None without one): launched instead when an
-    # array argument of the step is not 16-byte aligned.
+    # array argument of the step is not 16-byte aligned (with a split entry: when they do not all sit
+    # at one address mod 16).
     fallbacks: list[Any | None] = field(default_factory=list)
+    # Per step, the function of its split_entry (None without one): launched instead of the aligned
+    # entry when the array arguments sit at one address mod 16 but not on 16-byte boundaries.
+    splits: list[Any | None] = field(default_factory=list)
 
     @property
     def contract(self) -> Contract:
@@ -237,9 +241,11 @@ class Launcher:
         pool = {**arrays, **scratch}
         calls: list[tuple[Any, tuple[int, int, int], tuple[int, int, int], tuple[Any, ...], int]] = []
         fallbacks = self.fallbacks or [None] * len(self.functions)
-        for fn, fallback, step in zip(self.functions, fallbacks, self.plan.steps):
-            if fallback is not None and not all_aligned(pool[a.name] for a in step.args if isinstance(a, ArrayArg)):
-                fn = fallback
+        splits = self.splits or [None] * len(self.functions)
+        for fn, split, fallback, step in zip(self.functions, splits, fallbacks, self.plan.steps):
+            if fallback is not None or split is not None:
+                addresses = [address(pool[a.name]) for a in step.args if isinstance(a, ArrayArg)]
+                fn = (fn, split, fallback)[pick_entry(step.entry_splits, split is not None, fallback is not None, addresses)]
             if step.shared_bytes > 0:  # the 48 KiB default counts static shared memory too
                 allow_dynamic_shared(fn, step.shared_bytes)
             if any(isinstance(a, TensorMapArg) for a in step.args):
@@ -316,7 +322,8 @@ def prepare(catalog: "Catalog", realization_id: str, shape: Mapping[str, int], p
         raise RunError("runtime-error", "launch plan: " + "; ".join(p.message for p in plan.problems), plan.problems)
     functions = [loaded.function(step.entry, point) for step in plan.steps]
     fallbacks = [loaded.function(step.unaligned_entry, point) if step.unaligned_entry else None for step in plan.steps]
-    return Launcher(loaded, dict(shape), dict(point), plan, functions, fallbacks)
+    splits = [loaded.function(step.split_entry, point) if step.split_entry else None for step in plan.steps]
+    return Launcher(loaded, dict(shape), dict(point), plan, functions, fallbacks, splits)
 
 
 def _address(a: Any) -> int:
@@ -324,9 +331,14 @@ def _address(a: Any) -> int:
     return int(a.__cuda_array_interface__["data"][0])
 
 
+def address(array: Any) -> int:
+    """A device array's address (CUDA array interface)."""
+    return int(array.__cuda_array_interface__["data"][0])
+
+
 def all_aligned(arrays: Iterable[Any], boundary: int = 16) -> bool:
     """Whether every device array starts on a ``boundary``-byte address (CUDA array interface)."""
-    return all(a.__cuda_array_interface__["data"][0] % boundary == 0 for a in arrays)
+    return all(address(a) % boundary == 0 for a in arrays)
 
 
 # --- epldb.run ---------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from epldb.compile.hashing import source_hash
 from epldb.compile.nvrtc import compile_program, default_options, problems_from_log, ptx_options
 from epldb.compile.ptx import function_hashes
 from epldb.compile.ptxas import FunctionResources, parse_ptxas_log
-from epldb.compile.sass import disassemble, histograms, listings
+from epldb.compile.sass import code_listing, disassemble, histograms, listings
 from epldb.compile.toolchain import Toolchain, find_toolchain
 from epldb.cxx import fill_expression
 from epldb.problems import Problem, json_path
@@ -45,8 +45,9 @@ class EntryBuild:
     barriers: int
     sass: dict[str, int]  # opcode histogram; {} if nvdisasm unavailable
     sass_variants: dict[str, int] = field(default_factory=dict)  # full mnemonics: LDG.E.128 → 4
-    sass_sha256: str = ""  # of the function's instructions with operands: the machine code's identity
+    sass_sha256: str = ""  # of the function's instructions with operands (branch labels numbered module-wide)
     ptx_sha256: str = ""  # of the function's PTX with what it references (epldb.compile.ptx)
+    sass_code_sha256: str = ""  # of the same, branch labels renumbered per function: the machine code's identity
 
     @property
     def spills(self) -> bool:
@@ -68,6 +69,7 @@ class EntryBuild:
             "sass_variants": dict(self.sass_variants),
             "sass_sha256": self.sass_sha256,
             "ptx_sha256": self.ptx_sha256,
+            "sass_code_sha256": self.sass_code_sha256,
         }
 
 
@@ -131,8 +133,12 @@ def _sass_of(cubin: bytes, tc: Toolchain) -> tuple[dict[str, dict[str, dict[str,
     if text is None:
         return None, why
     code = listings(text)
-    return {n: {"opcodes": f.opcodes, "variants": f.variants,
-                "sha256": hashlib.sha256("\n".join(code.get(n, [])).encode()).hexdigest()}
+
+    def digest(lines: list[str]) -> str:
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+    return {n: {"opcodes": f.opcodes, "variants": f.variants, "sha256": digest(code.get(n, [])),
+                "code_sha256": digest(code_listing(code.get(n, [])))}
             for n, f in histograms(text).items()}, None
 
 
@@ -213,7 +219,7 @@ def compile_realization(
         cubin, facts = hit
     elif hit is not None:
         cubin, facts = hit
-        stale_sass = facts.get("sass") is not None and any("sha256" not in f for f in facts["sass"].values())
+        stale_sass = facts.get("sass") is not None and any("code_sha256" not in f for f in facts["sass"].values())
         if facts.get("nvdisasm") != tc.nvdisasm_version or stale_sass:
             # SASS was read by another nvdisasm (or none); the cubin is the same, so read it again.
             sass, why = _sass_of(cubin, tc)
@@ -287,6 +293,7 @@ def compile_realization(
                 sass_variants=dict(fs.get("variants", {})),
                 sass_sha256=str(fs.get("sha256", "")),
                 ptx_sha256=ptx_hashes.get(low, ""),
+                sass_code_sha256=str(fs.get("code_sha256", "")),
             )
         )
 

@@ -61,6 +61,17 @@ def listings(text: str) -> dict[str, list[str]]:
     return _per_function(text, lambda line, _: line.split("*/", 1)[1].split("/*", 1)[0].strip())
 
 
+_LABEL = re.compile(r"\.L_x_[0-9]+")
+
+
+def code_listing(lines: list[str]) -> list[str]:
+    """A function's listing (listings) with its branch labels renumbered in order of appearance:
+    nvdisasm numbers them over the whole module, so the same instructions print other labels once
+    another kernel joins the program; renumbered, equal listings mean equal machine code."""
+    names: dict[str, str] = {}
+    return [_LABEL.sub(lambda m: names.setdefault(m.group(0), f".L_{len(names)}"), line) for line in lines]
+
+
 def histograms(text: str) -> dict[str, FunctionSass]:
     """Per-function opcode and variant histograms of nvdisasm's text."""
     out: dict[str, FunctionSass] = {}

@@ -11,8 +11,10 @@ kernel is judged by them, epldb.evidence.freshness). Columns: ``realization``, `
 ``barriers``, ``sass`` and ``sass_variants`` (JSON opcode histograms), ``sass_sha256`` (of the
 function's instructions: equal hashes mean the same machine code), ``claims`` (passed | failed:
 the record's machine-code claims on this build), ``problems`` (JSON list of the build's
-located problems) and ``ptx_sha256`` (of the function's PTX, epldb.compile.ptx: what CI compiles
-to, since on one toolchain equal PTX means equal machine code; null on rows recorded before it).
+located problems), ``ptx_sha256`` (of the function's PTX, epldb.compile.ptx: what CI compiles
+to, since on one toolchain equal PTX means equal machine code; null on rows recorded before it) and
+``sass_code_sha256`` (of the instructions with branch labels renumbered per function, which
+nvdisasm numbers over the module; null on rows recorded before it).
 
 ``epldb compile --record`` writes them; the site, ``show`` and freshness read them, so a fresh
 clone renders its pages without NVRTC; CI compiles every instantiation and fails when the committed
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 STATIC_DIR = "evidence/static"
 INT_COLUMNS = ("registers", "static_shared_bytes", "stack_bytes", "spill_store_bytes", "spill_load_bytes", "barriers")
 TEXT_COLUMNS = ("realization", "target", "entry", "point", "expression", "lowered_name", "source_hash", "toolchain",
-                "sass", "sass_variants", "sass_sha256", "claims", "problems", "ptx_sha256")
+                "sass", "sass_variants", "sass_sha256", "claims", "problems", "ptx_sha256", "sass_code_sha256")
 KEY = ("target", "entry", "point", "source_hash", "toolchain")
 
 
@@ -68,7 +70,7 @@ def rows_of(build: Any, toolchain: str) -> list[dict[str, Any]]:
         **{c: int(getattr(e, c)) for c in INT_COLUMNS},
         "sass": canonical_json(e.sass), "sass_variants": canonical_json(e.sass_variants), "sass_sha256": e.sass_sha256,
         "claims": "failed" if failed else "passed", "problems": canonical_json(problems),
-        "ptx_sha256": e.ptx_sha256 or None,
+        "ptx_sha256": e.ptx_sha256 or None, "sass_code_sha256": e.sass_code_sha256 or None,
     } for e in build.entries]
 
 
@@ -89,7 +91,8 @@ def write_facts(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def record(root: Path, builds: Iterable[Any], toolchain: str) -> dict[str, int]:
     """Add the facts of ``builds`` to each realization's file; rows already there (same key) are
-    kept as they are, except that a PTX hash they lack is filled in (the column came later).
+    kept as they are, except that the PTX and label-free SASS hashes they lack are filled in (those
+    columns came later).
     Returns realization id → rows added or filled in."""
     by_realization: dict[str, list[Any]] = {}
     for b in builds:
@@ -105,9 +108,11 @@ def record(root: Path, builds: Iterable[Any], toolchain: str) -> dict[str, int]:
             old = known.get(tuple(str(r[k]) for k in KEY))
             if old is None:
                 new.append(r)
-            elif not old.get("ptx_sha256") and r["ptx_sha256"]:
-                old["ptx_sha256"] = r["ptx_sha256"]
-                filled += 1
+            else:
+                gaps = [c for c in ("ptx_sha256", "sass_code_sha256") if not old.get(c) and r[c]]
+                for c in gaps:
+                    old[c] = r[c]
+                filled += bool(gaps)
         if new or filled:
             write_facts(path, rows + new)
         added[rid] = len(new) + filled
@@ -127,18 +132,19 @@ class Facts:
         """Realization id → the source hashes its facts were recorded at."""
         return {rid: {r["source_hash"] for r in rows} for rid, rows in self.rows.items()}
 
-    def machine_code(self, realization_id: str) -> dict[tuple[str, str, str], dict[str, tuple[str, str]]]:
-        """(target, point JSON, source hash) → entry → (PTX hash, SASS hash) (the PTX hash "" where
-        not recorded). Two builds of an entry have the same machine code when their PTX hashes are
-        equal (ptxas makes it from the PTX, its options and the toolchain, all in the facts' key;
-        block labels renumbered per function, epldb/compile/ptx.py) or their SASS hashes are. Either
-        suffices and neither is necessary: nvdisasm numbers branch labels over the whole module, so
-        an entry's SASS listing changes when another entry joins the program, and NVVM's PTX can
-        differ where ptxas makes the same code of it (same_entry_code)."""
-        out: dict[tuple[str, str, str], dict[str, tuple[str, str]]] = {}
+    def machine_code(self, realization_id: str) -> dict[tuple[str, str, str], dict[str, tuple[str, ...]]]:
+        """(target, point JSON, source hash) → entry → (PTX hash, SASS hash, label-free SASS hash)
+        ("" where not recorded). Two builds of an entry have the same machine code when any of the
+        three is equal: ptxas makes the code from the PTX, its options and the toolchain, all in the
+        facts' key (block labels renumbered per function, epldb/compile/ptx.py); the SASS is the
+        code. None is necessary: NVVM's PTX names a function's shared variables after the
+        function's template arguments, which a refactor may change for the same code, and
+        nvdisasm numbers branch labels over the whole module, so the plain SASS hash moves when
+        another entry joins the program (the label-free one does not; code_classes)."""
+        out: dict[tuple[str, str, str], dict[str, tuple[str, ...]]] = {}
         for r in self.rows.get(realization_id, ()):
             out.setdefault((r["target"], r["point"], r["source_hash"]), {})[r["entry"]] = (
-                r.get("ptx_sha256") or "", r["sass_sha256"])
+                r.get("ptx_sha256") or "", r["sass_sha256"] or "", r.get("sass_code_sha256") or "")
         return out
 
 
@@ -147,10 +153,31 @@ def _files(root: Path) -> list[str]:
     return sorted(str(p) for p in base.rglob("*.parquet")) if base.is_dir() else []
 
 
-def same_entry_code(a: tuple[str, str], b: tuple[str, str]) -> bool:
-    """Whether two builds of one entry (PTX hash, SASS hash) are the same machine code: equal PTX or
-    equal SASS (Facts.machine_code says why either suffices)."""
-    return bool(a[0]) and a[0] == b[0] or bool(a[1]) and a[1] == b[1]
+def code_classes(code: dict[tuple[str, str, str], dict[str, tuple[str, ...]]]) -> dict[tuple[str, str, str], dict[str, int]]:
+    """Facts.machine_code with each build's hashes replaced by its machine code's class: builds of one
+    (target, point, entry) that share a hash of one kind are one class, transitively. Sameness is an
+    equivalence, so a chain counts: a row measured before the PTX and label-free hashes were
+    recorded matches a later source by its plain SASS hash, and that one today's by another hash."""
+    parent: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def find(node: tuple[str, ...]) -> tuple[str, ...]:
+        root = node
+        while parent.setdefault(root, root) != root:
+            root = parent[root]
+        while parent[node] != root:  # path compression
+            parent[node], node = root, parent[node]
+        return root
+
+    for (target, point, source), entries in code.items():
+        for entry, digests in entries.items():
+            build = find(("build", target, point, entry, source))
+            for kind, digest in enumerate(digests):
+                if digest:
+                    parent[build] = find((str(kind), target, point, entry, digest))
+                    build = find(build)
+    ids: dict[tuple[str, ...], int] = {}
+    return {key: {entry: ids.setdefault(find(("build", *key[:2], entry, key[2])), len(ids)) for entry in entries}
+            for key, entries in code.items()}
 
 
 def recorded_source_hashes(root: Path) -> set[str]:
@@ -165,7 +192,8 @@ def recorded_source_hashes(root: Path) -> set[str]:
 
 
 #: The columns :meth:`Facts.machine_code` reads.
-MACHINE_CODE_COLUMNS = ("realization", "target", "point", "source_hash", "entry", "sass_sha256", "ptx_sha256")
+MACHINE_CODE_COLUMNS = ("realization", "target", "point", "source_hash", "entry", "sass_sha256", "ptx_sha256",
+                        "sass_code_sha256")
 
 
 def load_facts(root: Path, columns: Sequence[str] | None = None) -> Facts:

@@ -12,6 +12,7 @@ from epldb.launch.plan import (
     ScratchBuffer,
     check_plan,
     contract_arrays,
+    pick_entry,
     plans_in_domain,
     resolve_plan,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "encode_tiled",
     "evaluate",
     "parse",
+    "pick_entry",
     "plan_env",
     "plans_in_domain",
     "resolve_plan",

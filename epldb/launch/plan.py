@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -124,19 +124,48 @@ class ScratchBuffer:
 @dataclass(frozen=True)
 class ResolvedStep:
     index: int
-    entry: str  # the entry this shape takes (the unaligned one when unaligned_when ruled it so)
+    entry: str  # the entry this shape takes (the split or unaligned one when unaligned_when ruled it so)
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared_bytes: int
     cluster: tuple[int, int, int] | None
     args: tuple[ArrayArg | ScalarArg | TensorMapArg, ...]
     # The entry to launch instead when an array argument turns out not 16-byte aligned (None: no
-    # alternative, or `entry` is already the unaligned one).
+    # alternative, or `entry` is already the unaligned one); with a split entry, only when the array
+    # arguments do not all sit at one address mod 16.
     unaligned_entry: str | None = None
     # The record claims every block of the grid is resident at once (checked on a GPU).
     resident: bool = False
     # What resident_blocks read when the grid names it (the device's answer, or the stand-in).
     resident_blocks: int | None = None
+    # The entry that splits its rows by address (launch.steps[].split_entry), taken instead of the
+    # aligned `entry` when the array arguments are not all 16-byte aligned but sit at one address
+    # mod 16 (None: none, or `entry` is already it: entry_splits).
+    split_entry: str | None = None
+    entry_splits: bool = False  # `entry` is the split entry: it needs one address mod 16, not 16-byte alignment
+
+    def entry_for(self, addresses: Iterable[int]) -> str:
+        """The entry to launch for array arguments at these device addresses (pick_entry)."""
+        return [self.entry, self.split_entry or self.entry, self.unaligned_entry or self.entry][
+            pick_entry(self.entry_splits, self.split_entry is not None, self.unaligned_entry is not None, addresses)]
+
+
+def pick_entry(entry_splits: bool, has_split: bool, has_unaligned: bool, addresses: Iterable[int]) -> int:
+    """Which entry of a step serves array arguments at these device addresses: 0 the step's entry,
+    1 its split entry, 2 its unaligned entry. The aligned entry needs every array 16-byte aligned;
+    the split one (kernels' RowPath kSplitPath) every array at one address mod 16, so that each row
+    segment splits the same way in all of them (kernels/include/epl/group/walk.cuh); the unaligned
+    one nothing. A step without the entry a case needs launches its entry (a kernel that tests the
+    arrays itself)."""
+    offsets = {a % 16 for a in addresses}
+    congruent = len(offsets) <= 1
+    if entry_splits:
+        return 0 if congruent or not has_unaligned else 2
+    if offsets <= {0}:
+        return 0
+    if has_split and congruent:
+        return 1
+    return 2 if has_unaligned else 0
 
     @property
     def threads(self) -> int:
@@ -287,11 +316,18 @@ def resolve_plan(
         if unaligned is not None and unaligned not in entry_names:
             res.problem(base + ("unaligned_entry",),
                         f"unaligned_entry '{unaligned}' is not one of kernel.entries ({', '.join(entry_names)})")
-        if "unaligned_when" in step and unaligned is None:
+        if "unaligned_when" in step and unaligned is None and step.get("split_entry") is None:
             res.problem(base + ("unaligned_when",), "unaligned_when without unaligned_entry: name the entry to launch "
                         "when it is nonzero, or remove it")
+        split = step.get("split_entry")
+        if split is not None and split not in entry_names:
+            res.problem(base + ("split_entry",),
+                        f"split_entry '{split}' is not one of kernel.entries ({', '.join(entry_names)})")
         ruled_out = res.value(base + ("unaligned_when",), "unaligned_when", step.get("unaligned_when", 0))
-        if unaligned is not None and ruled_out:
+        entry_splits = False
+        if split is not None and ruled_out:
+            entry, split, entry_splits = split, None, True  # rows off 16-byte boundaries: the split entry
+        elif unaligned is not None and ruled_out:
             entry, unaligned = unaligned, None  # this shape cannot take the aligned entry at all
         block = res.dims(base + ("block",), "block", step.get("block"))
         shared = res.value(base + ("shared_bytes",), "shared_bytes", step.get("shared_bytes", 0))
@@ -322,7 +358,7 @@ def resolve_plan(
             continue
         steps.append(ResolvedStep(i, str(entry), grid, block, shared, cluster, tuple(args),
                                   str(unaligned) if unaligned is not None else None, bool(step.get("resident", False)),
-                                  held))
+                                  held, str(split) if split is not None else None, entry_splits))
     return ResolvedPlan(realization.id, dict(env), tuple(scratch), tuple(steps), tuple(maps), tuple(res.problems))
 
 
@@ -554,11 +590,11 @@ def check_plan(realization: Realization, contract: "Contract | None", limits: La
     entry_names = [e.name for e in realization.kernel.entries]
     passed: set[str] = set()
     for i, step in enumerate(realization.launch.get("steps") or []):
-        for key in ("entry", "unaligned_entry"):
+        for key in ("entry", "unaligned_entry", "split_entry"):
             if (key in step or key == "entry") and step.get(key) not in entry_names:
                 add(("launch", "steps", i, key), f"{key} '{step.get(key)}' is not one of kernel.entries ({', '.join(entry_names)})")
                 parsed_ok = False
-        if "unaligned_when" in step and "unaligned_entry" not in step:
+        if "unaligned_when" in step and "unaligned_entry" not in step and "split_entry" not in step:
             add(("launch", "steps", i, "unaligned_when"), "unaligned_when without unaligned_entry: name the entry "
                 "to launch when it is nonzero, or remove it")
             parsed_ok = False

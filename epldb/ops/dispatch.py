@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from epldb.launch import ArrayArg, TensorMapArg
+from epldb.launch import ArrayArg, TensorMapArg, pick_entry
 from epldb.launch.domain import in_domain
 from epldb.occupancy import driver
 from epldb.ops.arrays import Array, OpError, empty, stream_of
@@ -65,7 +65,7 @@ _C_TYPES = {"array": ctypes.c_uint64, "scalar": ctypes.c_float, "value": ctypes.
 @dataclass(frozen=True)
 class Step:
     function: Any
-    fallback: Any | None  # the unaligned entry, taken when an array argument is not 16-byte aligned
+    fallback: Any | None  # the unaligned entry (pick_entry: arrays not 16-byte aligned, or not at one offset mod 16)
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared: int
@@ -77,15 +77,19 @@ class Step:
     params_at: int  # its address
     pointers: tuple[tuple[Any, str], ...]  # (C value, array name)
     scalars: tuple[tuple[Any, str, float], ...]  # (C value, scalar name, its default)
+    split: Any | None = None  # the split entry (pick_entry: arrays at one offset mod 16, not all 16-byte aligned)
+    entry_splits: bool = False  # `function` is the split entry itself
 
     @classmethod
     def make(cls, function: Any, fallback: Any | None, grid: tuple[int, int, int], block: tuple[int, int, int],
-             shared: int, args: tuple[tuple[str, Any], ...]) -> "Step":
+             shared: int, args: tuple[tuple[str, Any], ...], split: Any | None = None,
+             entry_splits: bool = False) -> "Step":
         values = tuple(_C_TYPES[kind](v if kind == "value" else 0) for kind, v in args)
         params = (ctypes.c_void_p * max(len(values), 1))(*(ctypes.addressof(v) for v in values))
         return cls(function, fallback, grid, block, shared, args, values, params, ctypes.addressof(params),
                    tuple((c, v) for c, (kind, v) in zip(values, args) if kind == "array"),
-                   tuple((c, v[0], v[1]) for c, (kind, v) in zip(values, args) if kind == "scalar"))
+                   tuple((c, v[0], v[1]) for c, (kind, v) in zip(values, args) if kind == "scalar"), split,
+                   entry_splits)
 
 
 @dataclass(frozen=True)
@@ -161,9 +165,10 @@ class Dispatcher:
         choice = self.choose(subject, shape, dtype, problem)
         launcher = prepare(self.catalog, choice.realization, shape, choice.point)
         fallbacks = launcher.fallbacks or [None] * len(launcher.functions)
+        splits = launcher.splits or [None] * len(launcher.functions)
         steps = []
-        for fn, fallback, step in zip(launcher.functions, fallbacks, launcher.plan.steps):
-            for f in (fn, fallback):
+        for fn, fallback, split, step in zip(launcher.functions, fallbacks, splits, launcher.plan.steps):
+            for f in (fn, fallback, split):
                 if f is not None and step.shared_bytes > self._granted.get(id(f), 0):
                     allow_dynamic_shared(f, step.shared_bytes)
                     self._granted[id(f)] = step.shared_bytes
@@ -178,7 +183,8 @@ class Dispatcher:
                     args.append(("scalar", (a.text, float(a.value))))
                 else:
                     args.append(("value", int(a.value)))
-            steps.append(Step.make(fn, fallback, step.grid, step.block, step.shared_bytes, tuple(args)))
+            steps.append(Step.make(fn, fallback, step.grid, step.block, step.shared_bytes, tuple(args), split,
+                                   step.entry_splits))
         scratch = tuple((s.name, s.dtype, s.count, s.zero) for s in launcher.plan.scratch)
         plan = Plan(choice, tuple(steps), scratch)
         self.plans[key] = plan
@@ -209,12 +215,12 @@ class Dispatcher:
         with self._lock:
             for step in plan.steps:
                 fn = step.function
-                unaligned = False
                 for c, name in step.pointers:
-                    p = c.value = pointers[name]
-                    unaligned = unaligned or p % 16 != 0
-                if unaligned and step.fallback is not None:
-                    fn = step.fallback
+                    c.value = pointers[name]
+                if step.fallback is not None or step.split is not None:
+                    which = pick_entry(step.entry_splits, step.split is not None, step.fallback is not None,
+                                       (pointers[name] for _, name in step.pointers))
+                    fn = (fn, step.split, step.fallback)[which]
                 for c, name, default in step.scalars:
                     c.value = scalars.get(name, default)
                 if cu and not cu(fn.ptr, *step.grid, *step.block, step.shared, stream, step.params_at, None):

@@ -6,7 +6,7 @@ import pytest
 
 from compile_fixtures import make_realization
 from epldb.compile import compile_realization
-from epldb.compile.sass import disassemble, histograms, listings, memory_width, opcode, split_functions, widths
+from epldb.compile.sass import code_listing, disassemble, histograms, listings, memory_width, opcode, split_functions, widths
 
 LISTING = """\
 	.target	sm_90a
@@ -48,6 +48,15 @@ def test_listings_keep_operands_and_predicates_and_drop_addresses_and_encodings(
     assert "@P0 SHFL.BFLY PT, R5, R2, 0x1, 0x1f ;" in first
     assert len(first) == len(split_functions(LISTING)["_Z1kILi256EfEvPKT0_Pfi"])  # labels are not instructions
     assert code["_Z1kILi128EfEvPKT0_Pfi"][-1] == "STG.E.128 desc[UR6][R12.64], R4 ;"
+
+
+def test_a_code_listing_numbers_branch_labels_per_function():
+    """nvdisasm numbers labels over the module: the same function printed after another kernel
+    joined the program gets other numbers, and its code listing does not change."""
+    alone = ["BSSY B0, `(.L_x_0) ;", "@P0 BRA `(.L_x_1) ;", "BRA `(.L_x_0) ;"]
+    after = ["BSSY B0, `(.L_x_15) ;", "@P0 BRA `(.L_x_16) ;", "BRA `(.L_x_15) ;"]
+    assert code_listing(alone) == code_listing(after) == ["BSSY B0, `(.L_0) ;", "@P0 BRA `(.L_1) ;", "BRA `(.L_0) ;"]
+    assert code_listing(after) != code_listing(["BSSY B0, `(.L_x_15) ;", "@P0 BRA `(.L_x_15) ;", "BRA `(.L_x_15) ;"])
 
 
 def test_opcode_and_width():

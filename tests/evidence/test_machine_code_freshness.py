@@ -104,14 +104,52 @@ def test_a_few_fresh_timings_do_not_hide_stale_ones(tmp_path: Path) -> None:
     assert evidence_problems(cat, pd.DataFrame(rows)) == []
 
 
-def test_an_entry_is_the_same_machine_code_by_its_ptx_where_both_builds_recorded_it() -> None:
+def test_an_entry_is_the_same_machine_code_by_its_ptx_or_its_sass_transitively() -> None:
     """nvdisasm numbers branch labels over the module, so an entry's SASS hash moves when another
     entry joins its program, and NVVM's PTX can differ where ptxas makes the same code: equal PTX or
-    equal SASS is the same machine code, both different is not."""
-    from epldb.evidence.static import same_entry_code
+    equal SASS is the same machine code, both different is not, and a chain of such builds is one."""
+    from epldb.evidence.static import code_classes
 
-    assert same_entry_code(("p1", "s1"), ("p1", "s2")) and same_entry_code(("p1", "s1"), ("p2", "s1"))
-    assert not same_entry_code(("p1", "s1"), ("p2", "s2"))
-    assert same_entry_code(("", "s1"), ("p1", "s1")) and not same_entry_code(("", "s1"), ("p1", "s2"))
-    assert not same_entry_code(("", ""), ("", ""))
+    def same(a: tuple[str, str], b: tuple[str, str], *between: tuple[str, str]) -> bool:
+        builds = [a, *between, b]
+        classes = code_classes({("sm_90a", "{}", f"h{i}"): {"rows": c} for i, c in enumerate(builds)})
+        return classes[("sm_90a", "{}", "h0")]["rows"] == classes[("sm_90a", "{}", f"h{len(builds) - 1}")]["rows"]
 
+    assert same(("p1", "s1"), ("p1", "s2")) and same(("p1", "s1"), ("p2", "s1"))
+    assert not same(("p1", "s1"), ("p2", "s2"))
+    assert same(("", "s1"), ("p1", "s1")) and not same(("", "s1"), ("p1", "s2"))
+    assert not same(("", ""), ("", ""))
+    # measured before PTX hashes were recorded (SASS s1), today's build (PTX p1, SASS labels moved):
+    # the same code through a source in between that has both
+    assert same(("", "s1"), ("p1", "s2"), ("p1", "s1"))
+    assert not same(("", "s1"), ("p2", "s2"), ("p1", "s1"))
+    # one class per entry: another entry's equal digest links nothing
+    classes = code_classes({("t", "{}", "a"): {"rows": ("p", "s"), "tail": ("q", "u")},
+                            ("t", "{}", "b"): {"rows": ("q", "u"), "tail": ("p", "s")}})
+    assert classes[("t", "{}", "a")]["rows"] != classes[("t", "{}", "b")]["rows"]
+
+
+def test_a_gained_split_entry_keeps_the_rows_of_shapes_it_does_not_serve() -> None:
+    """A point that only gained a step's split entry (rows off 16-byte boundaries) keeps the rows of
+    aligned shapes, where the unchanged aligned entry ran, and loses those of odd row lengths."""
+    from epldb.evidence.freshness import _aligned_entry_runs, _machine_code_verdict
+    from epldb.evidence.static import code_classes
+
+    point = '{"dtype":"float32"}'
+    code = {("sm_90a", point, "old"): {"rows": ("p", "s"), "rows-unaligned": ("q", "t")},
+            ("sm_90a", point, "new"): {"rows": ("p", "s2"), "rows-unaligned": ("q", "t2"), "rows-split": ("r", "u")},
+            ("sm_90a", point, "other"): {"rows": ("p2", "s3"), "rows-unaligned": ("q", "t")}}
+    code = code_classes(code)
+    names = {"dtype"}
+    assert _machine_code_verdict(code, names, "sm_90a", point, "old", "new") == "rows-split"
+    assert _machine_code_verdict(code, names, "sm_90a", point, "old", "other") == "changed"
+    assert _machine_code_verdict(code, names, "sm_90a", point, "old", "old") == "same"
+    assert _machine_code_verdict(code, names, "sm_90a", point, "new", "old") == "changed"  # an entry lost
+
+    class R:  # the part of a Realization the check reads
+        launch = {"steps": [{"entry": "rows", "split_entry": "rows-split", "unaligned_entry": "rows-unaligned",
+                             "unaligned_when": "cols % (16 // dtype_bytes)"}]}
+
+    assert _aligned_entry_runs(R(), ["rows-split"], '{"cols":4096,"rows":8}', point)
+    assert not _aligned_entry_runs(R(), ["rows-split"], '{"cols":4097,"rows":8}', point)
+    assert not _aligned_entry_runs(R(), ["rows-other"], '{"cols":4096,"rows":8}', point)

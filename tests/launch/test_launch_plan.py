@@ -244,16 +244,14 @@ LAUNCH_UNALIGNED = """\
 """
 
 
-def two_entry_realization(tmp_path: Path, launch: str):
-    """The fixture realization with a second entry, 'scalar', beside 'main'."""
+def two_entry_realization(tmp_path: Path, launch: str, extra: tuple[str, ...] = ("scalar",)):
+    """The fixture realization with further entries (default one, 'scalar') beside 'main'."""
     root = make_repo(tmp_path, launch)
     path = root / "catalog/realizations/tile-sum/naive.yaml"
-    text = path.read_text()
-    path.write_text(text.replace('    - name: main\n      expression: "tile_sum_naive<{block}, {dtype}>"\n',
-                                 '    - name: main\n      expression: "tile_sum_naive<{block}, {dtype}>"\n'
-                                 '    - name: scalar\n      expression: "tile_sum_naive<{block}, {dtype}>"\n'))
+    main = '    - name: main\n      expression: "tile_sum_naive<{block}, {dtype}>"\n'
+    path.write_text(path.read_text().replace(main, main + "".join(main.replace("main", e) for e in extra)))
     cat = epldb.load(root, lint=False)
-    assert [e.name for e in cat.realizations["tile-sum/naive"].kernel.entries] == ["main", "scalar"]
+    assert [e.name for e in cat.realizations["tile-sum/naive"].kernel.entries] == ["main", *extra]
     return cat.realizations["tile-sum/naive"]
 
 
@@ -270,6 +268,14 @@ def test_an_unaligned_entry_is_the_fallback_and_unaligned_when_rules_a_shape_out
     assert (step.entry, step.unaligned_entry) == ("scalar", None)
 
 
+LAUNCH_SPLIT = LAUNCH_UNALIGNED.replace("      unaligned_entry: scalar\n", "      unaligned_entry: scalar\n      split_entry: split\n")
+
+
+def three_entry_realization(tmp_path: Path, launch: str):
+    """The fixture realization with 'scalar' and 'split' entries beside 'main'."""
+    return two_entry_realization(tmp_path, launch, ("scalar", "split"))
+
+
 def test_unaligned_names_are_checked(tmp_path: Path) -> None:
     r = two_entry_realization(tmp_path, LAUNCH_UNALIGNED.replace("unaligned_entry: scalar", "unaligned_entry: scalr"))
     got = messages(check_plan(r, CONTRACT))
@@ -282,6 +288,28 @@ def test_unaligned_names_are_checked(tmp_path: Path) -> None:
     got = messages(check_plan(r, CONTRACT))
     assert any("$.launch.steps[0].unaligned_when: unaligned_when expression 'n % widht', column 5: unknown name 'widht'"
                in m for m in got), got
+    r = three_entry_realization(tmp_path / "d", LAUNCH_SPLIT.replace("split_entry: split", "split_entry: splt"))
+    assert any("$.launch.steps[0].split_entry: split_entry 'splt' is not one of kernel.entries (main, scalar, split)"
+               in m for m in messages(check_plan(r, CONTRACT)))
+    # unaligned_when with a split entry alone is complete: the shapes it rules out take that entry.
+    r = three_entry_realization(tmp_path / "e", LAUNCH_SPLIT.replace("      unaligned_entry: scalar\n", ""))
+    assert check_plan(r, CONTRACT) == []
+
+
+def test_a_split_entry_serves_rows_off_16_byte_boundaries_and_arrays_at_one_offset(tmp_path: Path) -> None:
+    r = three_entry_realization(tmp_path, LAUNCH_SPLIT)
+    assert check_plan(r, CONTRACT) == []
+    arrays = contract_arrays(CONTRACT)
+    # n = 4096 (bf16: whole vectors): the aligned entry, the split one for arrays at one offset mod
+    # 16, the scalar one for arrays at different offsets.
+    (step,) = resolve_plan(r, plan_env({"n": 4096}, POINT), arrays).steps
+    assert (step.entry, step.split_entry, step.unaligned_entry, step.entry_splits) == ("main", "split", "scalar", False)
+    assert [step.entry_for(a) for a in ((0, 256), (4, 260), (0, 4))] == ["main", "split", "scalar"]
+    # n = 4097: the shape rules the aligned entry out; the split entry serves it unless the arrays
+    # sit at different offsets mod 16.
+    (step,) = resolve_plan(r, plan_env({"n": 4097}, POINT), arrays).steps
+    assert (step.entry, step.split_entry, step.unaligned_entry, step.entry_splits) == ("split", None, "scalar", True)
+    assert [step.entry_for(a) for a in ((0, 256), (4, 260), (0, 4))] == ["split", "split", "scalar"]
 
 
 # --- resident_blocks: a grid sized by what the device holds at once ----------------------------------

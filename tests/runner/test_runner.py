@@ -100,6 +100,23 @@ def test_a_step_falls_back_to_its_unaligned_entry_when_an_array_is_misaligned() 
     assert launched[-1] == "rows"
 
 
+def test_a_step_takes_its_split_entry_for_arrays_at_one_offset_mod_16() -> None:
+    step = ResolvedStep(0, "rows", (1, 1, 1), (32, 1, 1), 0, None, (ArrayArg("x", "input"), ArrayArg("y", "output")),
+                        unaligned_entry="rows_unaligned", split_entry="rows_split")
+    plan = ResolvedPlan("op/r", {}, steps=(step,))
+    launched: list[str] = []
+
+    def entry(name: str):
+        return lambda grid, block, args, shared_mem=0: launched.append(name)
+
+    launcher = Launcher(None, {}, {}, plan, [entry("rows")], [entry("rows_unaligned")],  # type: ignore[arg-type]
+                        [entry("rows_split")])
+    base = 1 << 20
+    for x, y in ((base, base + 256), (base + 4, base + 260), (base + 4, base)):
+        launcher.launch({"x": _DeviceArray(x), "y": _DeviceArray(y)}, scratch={})
+    assert launched == ["rows", "rows_split", "rows_unaligned"]
+
+
 def test_prebuild_compiles_each_selected_realization_once_for_the_device_target(monkeypatch: pytest.MonkeyPatch) -> None:
     """verify and bench build every selected realization side by side before their sequential loop."""
     import epldb.runner

@@ -161,8 +161,14 @@ def _launch_plan(r: Realization) -> str:
 
     def entry(s: dict) -> str:
         out = f"<code>{esc(s.get('entry'))}</code>"
-        if s.get("unaligned_entry"):
-            when = f" or <code>{esc(s['unaligned_when'])}</code> &ne; 0" if "unaligned_when" in s else ""
+        when = f" or <code>{esc(s['unaligned_when'])}</code> &ne; 0" if "unaligned_when" in s else ""
+        if s.get("split_entry"):
+            out += (f"<br><small>else <code>{esc(s['split_entry'])}</code> (rows split by address): when an "
+                    f"array is not 16-byte aligned{when}</small>")
+            if s.get("unaligned_entry"):
+                out += (f"<br><small>else <code>{esc(s['unaligned_entry'])}</code>: when the arrays are not "
+                        "all at one address mod 16</small>")
+        elif s.get("unaligned_entry"):
             out += (f"<br><small>else <code>{esc(s['unaligned_entry'])}</code>: when an array is not "
                     f"16-byte aligned{when}</small>")
         return out

@@ -7,6 +7,7 @@
 #include "thread/exp.cuh"
 #include "thread/load.cuh"
 #include "thread/load_evict.cuh"
+#include "thread/load_unaligned.cuh"
 #include "thread/ops.cuh"
 #include "thread/softmax_state.cuh"
 #include "thread/store.cuh"

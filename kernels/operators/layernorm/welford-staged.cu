@@ -12,7 +12,7 @@
 //                  (x - mean) * rstd * weight + bias, 16 bytes per store.
 // Traffic:      reads and writes sizeof(T) bytes per element of global memory once; the weight and
 //               bias slices once per row from L1/L2.
-// Shared mem:   row_staged_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 24 bytes static
+// Shared mem:   row_staged_split_bytes<T>(cols, CLUSTER) dynamic, plus 16 * BLOCK / 32 + 24 bytes static
 //               (and 32 * CLUSTER + 16 more with CLUSTER > 1).
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and path).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 16 (16: a non-portable size, which the

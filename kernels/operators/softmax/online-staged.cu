@@ -11,7 +11,7 @@
 //               4. the same threads reread their vectors from shared memory and store
 //                  exp(x - m) / l, 16 bytes per store.
 // Traffic:      reads and writes sizeof(T) bytes per element of global memory once.
-// Shared mem:   row_staged_bytes<T>(cols, CLUSTER) dynamic (the segment), plus 16 * BLOCK / 32 + 24
+// Shared mem:   row_staged_split_bytes<T>(cols, CLUSTER) dynamic (the segment), plus 16 * BLOCK / 32 + 24
 //               bytes static (and 32 * CLUSTER + 16 more with CLUSTER > 1).
 // Determinism:  bitwise (fixed fold and merge order for fixed CLUSTER, BLOCK, UNROLL and path).
 // Constraints:  sm_90 or later; CLUSTER a power of two <= 16 (16: a non-portable size, which the

@@ -61,8 +61,11 @@ __host__ __device__ constexpr int row_vectors_per_lane(int cols, int g) {
 // longer than L1 (64 Ki fp32 columns: 256 KiB per group) otherwise streams its own first lines out
 // before the reread reaches them (experiment 0008-reread-l1-hints: +12-22% at fp32 64 Ki). In
 // L2: the output's lines leave first (thread/cache_policy.cuh).
-// PATH as for rows_in_registers (resident.cuh): kVectorPath may assume row_arrays_vector_aligned and
-// compiles the 16-byte path alone, kScalarPath the element path alone, kAnyPath both (tested at run time).
+// PATH as for rows_in_registers (share.cuh's RowPath): kVectorPath may assume
+// row_arrays_vector_aligned and compiles the 16-byte path alone, kSplitPath may assume
+// row_arrays_split_aligned and compiles the split path alone (each segment split by address,
+// group/walk.cuh; COLS 0 only), kScalarPath the element path alone, kAnyPath the 16-byte and the
+// element path (tested at run time).
 // COLS > 0 (RowLanes only: the segment is the row): a kernel compiled for rows of exactly COLS
 // columns (cols is COLS; UNROLL = row_vectors_per_lane<T>(COLS, Group::LANES)): each pass one round,
 // no loop, on the vector path.
@@ -75,16 +78,18 @@ __device__ __forceinline__ void rows_reread(Stats stats, const T* __restrict__ x
   const int row = group.row();
   const bool has_row = row < rows;
   const int lane = group.lane();
-  const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
+  static_assert(PATH != kSplitPath || COLS == 0, "a kernel compiled for one column count walks whole vectors");
+  constexpr bool SPLIT = PATH == kSplitPath;
+  const bool vector_path = PATH == kVectorPath || SPLIT || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
   const RowSegment seg = group.template segment<T>(cols);
   const size_t base = static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols);
   // Groups past the last row fold nothing but still take part in the all-reduce.
-  const auto constants = stats.template stats<SegmentWalk<Group::LANES, UNROLL, Evict::kEvictLast, COLS>>(
+  const auto constants = stats.template stats<SegmentWalk<Group::LANES, UNROLL, Evict::kEvictLast, COLS, SPLIT>>(
       x + base, x + base + seg.begin, has_row ? seg.n : 0, lane, vector_path, group, cols);
   if (!has_row) return;
   const auto op = stats.op;
   const size_t at = base + static_cast<size_t>(seg.begin);
-  rewrite_row_segment<SegmentWalk<Group::LANES, UNROLL, Evict::kEvictFirst, COLS>, Stats::Op::kParams>(
+  rewrite_row_segment<SegmentWalk<Group::LANES, UNROLL, Evict::kEvictFirst, COLS, SPLIT>, Stats::Op::kParams>(
       x + at, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + at, seg.n, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }

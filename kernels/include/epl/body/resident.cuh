@@ -5,9 +5,9 @@
 //
 // RowShare<LANES, VECS, T, VECTOR> is one thread's share of a row segment: VECS 16-byte vectors
 // widened to float32 at the load (K = VECS * 16 / sizeof(T) registers), the vectors lane,
-// lane + LANES, ... of the segment on the vector path, or elements lane, lane + LANES, ... on the
-// scalar path (rows or
-// parameter arrays not 16-byte aligned). A segment holds at most LANES * VECS * 16 / sizeof(T)
+// lane + LANES, ... of the segment on the vector path (of its 16-byte aligned body on the split
+// path, the head and tail elements beside them: group/walk.cuh), or elements lane, lane + LANES, ...
+// on the scalar path (rows or arrays that allow neither). A segment holds at most LANES * VECS * 16 / sizeof(T)
 // elements: that capacity is the realization's domain (its record's launch.domain).
 //
 // rows_in_registers<Group, ITEMS>(op, ...) is the whole body of such a kernel: load the share (all
@@ -30,14 +30,15 @@ namespace epl {
 // per thread), then the rows are computed one after the other, each widened only when its turn
 // comes. A batch multiplies the bytes in flight per register: a widened row costs a register per
 // element, a packed bfloat16 row half of one.
-template <bool VECTOR, int BATCH, typename Group, int ITEMS, typename T, typename Op>
+template <RowPath ON, int BATCH, typename Group, int ITEMS, typename T, typename Op>
 __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const T* __restrict__ x,
                                                      const T* __restrict__ p0, const T* __restrict__ p1,
                                                      T* __restrict__ y, int rows, int cols) {
   static_assert(ITEMS % Vec16<T>::N == 0, "ITEMS must be whole 16-byte vectors of T");
   constexpr int VECS = ITEMS / Vec16<T>::N;
+  constexpr bool VECTOR = ON != kScalarPath;
   const RowSegment seg = group.template segment<T>(cols);
-  RowShare<Group::LANES, VECS, T, VECTOR> share;
+  RowShare<Group::LANES, VECS, T, VECTOR, ON == kSplitPath> share;
   share.lane = group.lane();
   auto row_base = [&](int row) {
     return static_cast<size_t>(row < rows ? row : 0) * static_cast<size_t>(cols) + seg.begin;
@@ -60,7 +61,7 @@ __device__ __forceinline__ void rows_in_registers_on(Group& group, Op op, const 
     const bool has_row = row < rows;
     share.n = has_row ? seg.n : 0;
     if constexpr (VECTOR) {
-      share.widen(raw[b]);
+      share.widen(raw[b], x + row_base(row));
       share.head = to_float(heads[b]);
     } else {
       share.load_scalar(x + row_base(row));
@@ -92,14 +93,12 @@ __device__ __forceinline__ void rows_in_registers(Op op, const T* __restrict__ x
                                                   const T* __restrict__ p1, T* __restrict__ y, int rows, int cols) {
   __shared__ typename Group::TempStorage temp;
   Group group(temp);
-  if constexpr (PATH == kVectorPath) {
-    rows_in_registers_on<true, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
-  } else if constexpr (PATH == kScalarPath) {
-    rows_in_registers_on<false, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+  if constexpr (PATH != kAnyPath) {
+    rows_in_registers_on<PATH, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
   } else if (row_arrays_vector_aligned(x, y, p0, p1, cols)) {
-    rows_in_registers_on<true, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+    rows_in_registers_on<kVectorPath, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
   } else {
-    rows_in_registers_on<false, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+    rows_in_registers_on<kScalarPath, BATCH, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
   }
 }
 

@@ -35,14 +35,15 @@ struct GridRows<RowCluster<CLUSTER, BLOCK>> {
 };
 #endif
 
-template <bool VECTOR, typename Group, int ITEMS, typename T, typename Op>
+template <RowPath ON, typename Group, int ITEMS, typename T, typename Op>
 __device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* __restrict__ x,
                                                   const T* __restrict__ p0, const T* __restrict__ p1,
                                                   T* __restrict__ y, int rows, int cols) {
   static_assert(ITEMS % Vec16<T>::N == 0, "ITEMS must be whole 16-byte vectors of T");
   constexpr int VECS = ITEMS / Vec16<T>::N;
+  constexpr bool VECTOR = ON != kScalarPath;
   const RowSegment seg = group.template segment<T>(cols);
-  RowShare<Group::LANES, VECS, T, VECTOR> share;
+  RowShare<Group::LANES, VECS, T, VECTOR, ON == kSplitPath> share;
   share.lane = group.lane();
   // Row slots: this group's first row and the grid's stride; every thread of a block runs the same
   // number of iterations (multi-warp groups all-reduce with barriers), rows past the end as empty.
@@ -74,7 +75,7 @@ __device__ __forceinline__ void rows_pipelined_on(Group& group, Op op, const T* 
     const bool has_row = row < rows;
     share.n = has_row ? seg.n : 0;
     if constexpr (VECTOR) {
-      share.widen(raw);
+      share.widen(raw, x + row_base(row));
       share.head = to_float(head);
     } else {
       share.load_scalar(x + row_base(row));
@@ -100,9 +101,9 @@ __device__ __forceinline__ void rows_in_registers_pipelined(Op op, const T* __re
   __shared__ typename Group::TempStorage temp;
   Group group(temp);
   if (row_arrays_vector_aligned(x, y, p0, p1, cols)) {
-    rows_pipelined_on<true, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+    rows_pipelined_on<kVectorPath, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
   } else {
-    rows_pipelined_on<false, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
+    rows_pipelined_on<kScalarPath, Group, ITEMS>(group, op, x, p0, p1, y, rows, cols);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "../block/reduce_state.cuh"
 #include "../group/fold.cuh"
 #include "../group/rewrite.cuh"
+#include "../group/share.cuh"  // RowPath
 #include "../thread/softmax_state.cuh"
 #include "softmax_state.cuh"
 
@@ -29,13 +30,14 @@ __device__ __forceinline__ bool rows_are_vector_aligned(const T* x, const T* y, 
 
 // The normalize pass over a row segment that is NOT held in registers: rewrite_row_segment rereads
 // the vectors the fold read (from L2 while the row stayed there) and writes exp(x - shift) / l as
-// T. Cost: one more read and one write of the segment.
-template <int LANES, int UNROLL, typename T>
+// T. SPLIT: the vector path splits by address (seg and out at one offset mod 16, group/walk.cuh).
+// Cost: one more read and one write of the segment.
+template <int LANES, int UNROLL, typename T, bool SPLIT = false>
 __device__ __forceinline__ void write_row_softmax(const T* __restrict__ seg, T* __restrict__ out, int n, int lane,
                                                   bool vector_path, float shift, float inv_l) {
   const SoftmaxStreamRow op;
   const SoftmaxStreamRow::Row r{shift, inv_l};
-  rewrite_row_segment<SegmentWalk<LANES, UNROLL>, 0>(seg, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), out, n,
+  rewrite_row_segment<SegmentWalk<LANES, UNROLL, Evict::kNone, 0, SPLIT>, 0>(seg, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), out, n,
                                         lane, vector_path, [op, r](float x, float, float) { return op.apply(x, r, 0.0f, 0.0f); });
 }
 
@@ -44,7 +46,10 @@ __device__ __forceinline__ void write_row_softmax(const T* __restrict__ seg, T* 
 // __syncthreads; every thread gets the same bits), then write_row_softmax rereads the same vectors
 // (from L2 while the row stayed there) and writes y: two reads and one write of the row.
 // Launch: blockDim.x == BLOCK (a power of two in [32, 1024]), gridDim.x == rows.
-template <int BLOCK, int UNROLL, typename T>
+// PATH: kAnyPath, 16-byte vectors where x and y are aligned and cols whole vectors, element loads
+// otherwise; kSplitPath, the rows split by address where x and y sit at one offset mod 16
+// (group/walk.cuh: any cols), element loads otherwise.
+template <int BLOCK, int UNROLL, typename T, RowPath PATH = kAnyPath>
 __device__ __forceinline__ void row_softmax_block_reread(const T* __restrict__ x,  // rows x cols
                                                          T* __restrict__ y,        // rows x cols
                                                          int cols) {
@@ -54,10 +59,11 @@ __device__ __forceinline__ void row_softmax_block_reread(const T* __restrict__ x
   const int t = static_cast<int>(threadIdx.x);
   const T* xr = x + static_cast<size_t>(row) * static_cast<size_t>(cols);
   T* yr = y + static_cast<size_t>(row) * static_cast<size_t>(cols);
-  const bool vector_path = rows_are_vector_aligned(x, y, cols);
-  SoftmaxState s = fold_row_softmax_state<SegmentWalk<BLOCK, UNROLL>>(xr, cols, t, vector_path);
+  constexpr bool SPLIT = PATH == kSplitPath;
+  const bool vector_path = SPLIT ? row_arrays_split_aligned(x, y) : rows_are_vector_aligned(x, y, cols);
+  SoftmaxState s = fold_row_softmax_state<SegmentWalk<BLOCK, UNROLL, Evict::kNone, 0, SPLIT>>(xr, cols, t, vector_path);
   s = Reduce(temp).all_reduce(s, MergeSoftmaxState{});
-  write_row_softmax<BLOCK, UNROLL>(xr, yr, cols, t, vector_path, softmax_shift(s.m), softmax_inv_l(s.l));
+  write_row_softmax<BLOCK, UNROLL, T, SPLIT>(xr, yr, cols, t, vector_path, softmax_shift(s.m), softmax_inv_l(s.l));
 }
 
 }  // namespace epl

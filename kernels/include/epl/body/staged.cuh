@@ -31,6 +31,13 @@ __host__ __device__ constexpr int row_staged_bytes(int cols, int cluster) {
   return ceil_div(ceil_div(cols, cluster), Vec16<T>::N) * Vec16<T>::N * static_cast<int>(sizeof(T));
 }
 
+// rows_staged's dynamic shared memory: the segment staged at its own offset mod 16 (up to 15 bytes
+// before it), so that its 16-byte body lands on 16-byte boundaries of shared memory.
+template <typename T>
+__host__ __device__ constexpr int row_staged_split_bytes(int cols, int cluster) {
+  return row_staged_bytes<T>(cols, cluster) + 16;
+}
+
 #if defined(EPL_HAS_BULK_COPY) && defined(EPL_HAS_CLUSTERS)
 
 // Who stages a row: a block (CLUSTER 1) or a cluster of CLUSTER blocks, a slice each.
@@ -47,9 +54,15 @@ struct RowStagers<1, BLOCK> {
 // or RowCluster<CLUSTER, BLOCK> (a cluster per row, a slice per block). Stats: a policy of
 // reread.cuh. x, y: rows x cols, row-major; p0, p1: cols each (or null), as the Op reads them.
 // Launch: blockDim.x == BLOCK, gridDim.x == rows (RowLanes) or rows * CLUSTER (RowCluster), dynamic
-// shared memory >= row_staged_bytes<T>(cols, CLUSTER); cols >= 1.
-// Vector path (PATH as for rows_in_registers): the segment arrives by bulk copies (stage_bulk); the
-// element path (an array not 16-byte aligned) copies it element by element through registers.
+// shared memory >= row_staged_split_bytes<T>(cols, CLUSTER) (row_staged_bytes but for kSplitPath);
+// cols >= 1.
+// PATH as for rows_in_registers (share.cuh's RowPath). Vector path: the segment arrives by bulk
+// copies (stage_bulk). Split path (x and y at one offset mod 16, any cols): the segment is staged
+// at its global offset mod 16 (element j at stage + g + j, g = its address % 16), so it splits in
+// shared memory as in global memory (group/walk.cuh): its 16-byte body arrives by bulk copies
+// (16-byte aligned addresses and sizes on both sides), this lane's head and tail elements by scalar
+// loads and shared stores, made visible by stage_bulk's barrier. The element path (rows or arrays
+// that allow neither) copies it element by element through registers.
 // Cost per element: one global load, two shared loads, one global store; per row one all-reduce.
 template <typename Group, int UNROLL, RowPath PATH, typename T, typename Stats>
 __device__ __forceinline__ void rows_staged(Stats stats, const T* __restrict__ x, const T* __restrict__ p0,
@@ -59,23 +72,33 @@ __device__ __forceinline__ void rows_staged(Stats stats, const T* __restrict__ x
   __shared__ typename Group::TempStorage temp;
   __shared__ BulkBarrier landed;
   Group group(temp);
-  T* stage = reinterpret_cast<T*>(row_stage);
   const int lane = group.lane();
-  const bool vector_path = PATH == kVectorPath || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
+  constexpr bool SPLIT = PATH == kSplitPath;
+  const bool vector_path = PATH == kVectorPath || SPLIT || (PATH == kAnyPath && row_arrays_vector_aligned(x, y, p0, p1, cols));
   const RowSegment seg = group.template segment<T>(cols);
   const size_t base = static_cast<size_t>(group.row()) * static_cast<size_t>(cols);
   const T* src = x + base + seg.begin;
-  if (vector_path) {
+  T* stage = reinterpret_cast<T*>(row_stage);
+  if (!SPLIT && vector_path) {
     stage_bulk(stage, src, static_cast<unsigned>(seg.n) * sizeof(T), landed);
+  } else if (vector_path) {
+    stage = reinterpret_cast<T*>(row_stage + (reinterpret_cast<size_t>(src) & 15));
+    using Edges = RowEdges<Group::LANES, T>;
+    const RowSplit sp = split_row_segment(src, seg.n);
+#pragma unroll
+    for (int s = 0; s < 2 * Edges::kSlots; ++s) {
+      if (Edges::valid(sp, lane, s)) stage[Edges::col(sp, lane, s)] = src[Edges::col(sp, lane, s)];
+    }
+    stage_bulk(stage + sp.head, src + sp.head, static_cast<unsigned>(sp.nv) * 16u, landed);
   } else {
     for (int j = lane; j < seg.n; j += Group::LANES) stage[j] = src[j];
     __syncthreads();
   }
   const auto constants =
-      stats.template stats<SegmentWalk<Group::LANES, UNROLL, Evict::kShared>>(x + base, stage, seg.n, lane, vector_path, group, cols);
+      stats.template stats<SegmentWalk<Group::LANES, UNROLL, Evict::kShared, 0, SPLIT>>(x + base, stage, seg.n, lane, vector_path, group, cols);
   const auto op = stats.op;
   const size_t at = base + static_cast<size_t>(seg.begin);
-  rewrite_row_segment<SegmentWalk<Group::LANES, UNROLL, Evict::kShared>, Stats::Op::kParams>(
+  rewrite_row_segment<SegmentWalk<Group::LANES, UNROLL, Evict::kShared, 0, SPLIT>, Stats::Op::kParams>(
       stage, p0 ? p0 + seg.begin : p0, p1 ? p1 + seg.begin : p1, y + at, seg.n, lane, vector_path,
       [op, constants](float v, float a, float c) { return op.apply(v, constants, a, c); });
 }

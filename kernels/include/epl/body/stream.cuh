@@ -13,11 +13,15 @@
 #pragma once
 
 #include "../group/lanes.cuh"
+#include "../group/share.cuh"  // RowPath
 #include "softmax_state.cuh"
 
 namespace epl {
 
-template <typename Group, int UNROLL, typename T, typename Op>
+// PATH: kAnyPath, 16-byte vectors where x is aligned and cols whole vectors, element loads
+// otherwise; kSplitPath, every row split by address (group/walk.cuh: a fold reads x alone, so any
+// x and any cols take the vector path), at the price of the registers the split holds.
+template <typename Group, int UNROLL, typename T, RowPath PATH = kAnyPath, typename Op>
 __device__ __forceinline__ void rows_to_values(Op op, const T* __restrict__ x, float* __restrict__ out, int rows,
                                                int cols) {
   __shared__ typename Group::TempStorage temp;
@@ -27,8 +31,9 @@ __device__ __forceinline__ void rows_to_values(Op op, const T* __restrict__ x, f
   const RowSegment seg = group.template segment<T>(cols);
   const T* xs = x + static_cast<size_t>(has_row ? row : 0) * static_cast<size_t>(cols) + seg.begin;
   const typename Op::Ahead ahead = op.ahead(has_row && group.leader(), row);
-  SoftmaxState s = fold_row_softmax_state<SegmentWalk<Group::LANES, UNROLL>>(xs, has_row ? seg.n : 0, group.lane(),
-                                                                rows_are_vector_aligned(x, cols));
+  constexpr bool SPLIT = PATH == kSplitPath;
+  SoftmaxState s = fold_row_softmax_state<SegmentWalk<Group::LANES, UNROLL, Evict::kNone, 0, SPLIT>>(
+      xs, has_row ? seg.n : 0, group.lane(), SPLIT || rows_are_vector_aligned(x, cols));
   s = group.all_reduce(s, MergeSoftmaxState{});  // every thread of the row holds the same bits
   if (has_row && group.leader()) out[row] = op.finish(s, row, ahead);
 }
