@@ -115,12 +115,12 @@ def test_the_cli_prints_the_choice_and_exits_2_on_bad_input(capsys: pytest.Captu
 def test_the_rules_are_what_select_picks_inside_each_region(selector: Selector) -> None:
     regions = rules(selector.lab, "rmsnorm", selector=selector)
     for dtype in ("float32", "bfloat16"):
-        mine = [r for r in regions if r.dtype == dtype]
+        mine = [r for r in regions if r.dtype == dtype and r.device == "nvidia-h200"]
         assert mine and all(a.high < b.low for a, b in zip(mine, mine[1:])), "ascending, disjoint"
         for r in mine:
             assert selector.lab.realizations[r.realization].subject == "rmsnorm" and r.reason
             assert r.points and all(p["dtype"] == dtype for p in r.points)
-    covering = [r for r in regions if r.dtype == "bfloat16" and r.low <= 4096 <= r.high]
+    covering = [r for r in regions if r.dtype == "bfloat16" and r.device == "nvidia-h200" and r.low <= 4096 <= r.high]
     assert len(covering) == 1
 
 
@@ -154,11 +154,14 @@ def test_a_hidden_shape_leaves_no_row_in_the_model(selector: Selector) -> None:
     assert preds and all(p.basis != "measured" for p in preds)
 
 
-#: What leave-one-shape-out scores on the committed evidence (2026-12-06, 712 cells): 76.1% of the
-#: cells within 5% of the best, 88.5% within 15%. Issue 31's bar (90%, and all) is not met yet; this
+#: What leave-one-shape-out scores on the committed evidence (2026-12-07, 764 cells): 77.0% of the
+#: cells within 5% of the best, 87.7% within 15%. Issue 31's bar (90%, and all) is not met yet; this
 #: floor fails when a change makes the model worse. Raise it when the model improves; when new
-#: evidence moves the figure down, say so in the commit that lowers it.
-FLOOR_NEAR, FLOOR_FAR = 0.76, 0.88
+#: evidence moves the figure down, say so in the commit that lowers it. Lowered from 88% to 87%
+#: within 15% by the H100 row-operator runs of 2026-12-07, which timed only the three odd shapes
+#: (5003, 32001, 100003 columns): their 36 cells are each a pick made from two shapes octaves away
+#: (33% within 5%, 47% within 15%); the other 728 cells score 79% and 90%.
+FLOOR_NEAR, FLOOR_FAR = 0.76, 0.87
 
 
 def test_the_evaluation_on_committed_evidence_does_not_regress(selector: Selector) -> None:

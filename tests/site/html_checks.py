@@ -77,6 +77,11 @@ def table_rows(block: str) -> list[list[str]]:
     return [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", body)]
 
 
+def each_table_rows(block: str) -> list[list[list[str]]]:
+    """table_rows of every table in a block, in order (a section with a table per device)."""
+    return [table_rows("<table" + part) for part in block.split("<table")[1:]]
+
+
 def cell_text(cell: str) -> str:
     """A cell's text as a reader sees it: tags dropped, entities resolved."""
     return std_html.unescape(re.sub(r"<[^>]+>", "", cell))

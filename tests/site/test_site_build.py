@@ -365,14 +365,15 @@ def test_a_history_chart_plots_the_best_rate_of_each_run_from_the_evidence(repo_
     assert max(len({r["run"] for r in rows}) for _, rows in figures) >= 2
     for title, rows in figures:
         dtype = title.split(": ", 1)[1].split(",", 1)[0].split(" · ")[0]
+        device = title.split(": ", 1)[0].rsplit(" on ", 1)[1]  # a chart per device: only its runs
         points = {(r["series"], r["run"]): float(r["gbps"]) for r in rows if r["kind"] == "realization"}
         plotted = {series for series, _ in points}
-        best = mine[mine["dtype"] == dtype].groupby(["shape", "run"])["gbps"].max()
+        ours = mine[(mine["dtype"] == dtype) & (mine["device"] == device)]
+        best = ours.groupby(["shape", "run"])["gbps"].max()
         expected = {(shape_label(s), run): float(g) for (s, run), g in best.items() if shape_label(s) in plotted}
         assert points.keys() == expected.keys(), title
         assert all(points[k] == pytest.approx(expected[k], rel=1e-5) for k in points), title
-        stale = set(mine[(mine["dtype"] == dtype) & mine["stale"].astype(bool)
-                         & mine["shape"].map(shape_label).isin(plotted)]["run"])
+        stale = set(ours[ours["stale"].astype(bool) & ours["shape"].map(shape_label).isin(plotted)]["run"])
         assert {r["run"] for r in rows if r["kind"] == "stale"} == stale, title
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from html_checks import cell_text as text
-from html_checks import md_section, table_rows
+from html_checks import each_table_rows, md_section, table_rows
 from site_fixtures import HOSTILE
 
 from epldb.select.choose import Selector
@@ -51,28 +51,35 @@ def test_the_softmax_operator_page_shows_its_decision_table(site: Site, evidence
     page = write_operator(site, o)
     block = section(page.render())
     assert block is not None, "the softmax operator page lost its 'Which realization when' section"
-    assert block.count("<table") == 1 and 'href="../devices/nvidia-h200.html"' in block  # one table, its device
+    devices = sorted(set(ev[(ev["kind"] == "realization") & ev["subject"].str.startswith("softmax/")
+                            & ~ev["stale"].astype(bool) & (ev["run_kind"] == "bench")]["device"]))
+    assert block.count("<table") == len(devices)  # a table per device with evidence, each naming its device
+    assert all(f'href="../devices/{d}.html"' in block for d in devices) and "nvidia-h200" in devices
     # Softmax has no problem parameter beyond the dtype: no column of dashes for one.
     assert [text(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", block)] == [
-        "dtype", "row length (cols)", "rows", "realization", "points chosen", "basis"]
+        "dtype", "row length (cols)", "rows", "realization", "points chosen", "basis"] * len(devices)
     assert "<code>epldb rules softmax</code> prints the same table" in block
-    rows = table_rows(block)
+    tables = each_table_rows(block)
+    rows = [row for t in tables for row in t]
     links = {r.id: page.href(site.page_of(r)) for r in cat.realizations_of("softmax")}
-    for row in rows:
+    for device, row in ((d, row) for d, t in zip(devices, tables) for row in t):
         assert len(row) == 6
         assert any(f'href="{href}"><code>{rid}</code></a>' in row[3] for rid, href in links.items()), row[3]
         low, high = span(row[1])
         assert low <= high
         bases = set(text(row[5]).split(", "))
         assert bases <= {"measured", "interpolated", "extrapolated", "rule"}
-        if "rule" in bases:  # only where the region's realization has no fresh rows (a kernel changed since)
+        if "rule" in bases:  # only where the region's realization has no fresh rows there (a kernel changed since)
             rid = next(r for r in links if f"<code>{r}</code>" in row[3])
-            fresh = ev[(ev["subject"] == rid) & (ev["kind"] == "realization") & ~ev["stale"].astype(bool)]
+            fresh = ev[(ev["subject"] == rid) & (ev["kind"] == "realization") & ~ev["stale"].astype(bool)
+                       & (ev["device"] == device)]
             assert fresh.empty, f"{rid}: a region decided by rule though it has fresh evidence"
         assert "dtype=" not in row[4] and text(row[4])
-    # Each dtype's regions cover the common row length of 4096, on a realization of softmax.
+    # On the H200 (measured across the row lengths), each dtype's regions cover the common row
+    # length of 4096, on a realization of softmax.
+    h200 = tables[devices.index("nvidia-h200")]
     for dtype in ("float32", "bfloat16"):
-        covering = [row for row in rows if text(row[0]) == dtype and span(row[1])[0] <= 4096 <= span(row[1])[1]]
+        covering = [row for row in h200 if text(row[0]) == dtype and span(row[1])[0] <= 4096 <= span(row[1])[1]]
         assert len(covering) == 1, dtype
         assert "softmax/" in text(covering[0][3])
     # The table is `epldb rules softmax`: the same regions, from a Selector reading the evidence itself.
