@@ -152,6 +152,7 @@ def verify_command(
     where: dict[str, list[str]] | None = None,
     max_n: int | None = None,
     shard: Shard | None = None,
+    cover: bool = False,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
 ) -> int:
@@ -159,7 +160,8 @@ def verify_command(
 
     ``where`` restricts parameter values (``{"dtype": ["float32"]}``); ``max_n`` drops verification
     shapes with more elements (for quick GPU tests); ``shard`` keeps the realizations of that shard
-    (epldb.shard), balanced by their checks. Returns 0, 1 (a check failed) or 2.
+    (epldb.shard), balanced by their checks; ``cover`` keeps a sample of each space that holds
+    every value of every parameter (Realization.points_covering). Returns 0, 1 (a check failed) or 2.
     """
     from epldb.verify import verify_realization
 
@@ -167,7 +169,7 @@ def verify_command(
     selected = select_ids(catalog, ids, err)
     if selected is None:
         return EXIT_USAGE
-    plans = verify_plans(catalog, selected, where, max_n)
+    plans = verify_plans(catalog, selected, where, max_n, cover)
     selected = shard_ids(selected, {rid: checks for rid, _, _, checks in plans}, shard)
     if _empty_shard(shard, selected, out):
         return EXIT_OK
@@ -213,7 +215,7 @@ VerifyPlan = tuple[str, list[dict[str, Any]], list[dict[str, int]] | None, int]
 
 
 def verify_plans(catalog: "Catalog", selected: Sequence[str], where: dict[str, list[str]] | None = None,
-                 max_n: int | None = None) -> list[VerifyPlan]:
+                 max_n: int | None = None, cover: bool = False) -> list[VerifyPlan]:
     """Per realization: its points, its verification shapes (None without a contract) and how many
     checks they make (the rows verify writes; the weight a shard is balanced by)."""
     from epldb.runner import RunError, contract_of
@@ -221,7 +223,7 @@ def verify_plans(catalog: "Catalog", selected: Sequence[str], where: dict[str, l
     plans: list[VerifyPlan] = []
     for rid in selected:
         r = catalog.realizations[rid]
-        points = r.points_where(where)
+        points = r.points_covering(where) if cover else r.points_where(where)
         try:
             shapes = [s for s in contract_of(catalog, r).verify_shapes if max_n is None or math.prod(s.values()) <= max_n]
         except RunError:

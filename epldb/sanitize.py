@@ -2,9 +2,10 @@
 per realization and tool.
 
 Each (realization, tool) runs ``compute-sanitizer --tool TOOL ... python -m epldb verify ID
---max-n N`` in a child process: the verification's odd sizes, fresh random inputs, poisoned
-outputs and canaries, every parameter point, with the sanitizer watching every launch (CuPy's
-own kernels too). The child's verification rows go to a scratch folder and are dropped; what is
+--max-n N --cover`` in a child process: the verification's odd sizes, fresh random inputs, poisoned
+outputs and canaries, with the sanitizer watching every launch (CuPy's own kernels too), at a
+sample of the parameter space that holds every value of every parameter (``--all-points``: every
+point; a 120-point register kernel took over 300 s under memcheck, its 5-point sample a tenth). The child's verification rows go to a scratch folder and are dropped; what is
 kept is one row of kind ``sanitizer``: subject the realization, params ``{"tool": TOOL}``, shape
 ``{"max_n": N}``, status ``passed`` when the sanitizer reports no error and the verification
 passed, ``incorrect`` with the first reports in ``detail`` when it reports errors,
@@ -84,14 +85,15 @@ def parse_report(text: str) -> Report:
 
 
 def sanitizer_command(tool: str, realization_id: str, out: Path, max_n: int, root: Path,
-                      executable: str = "compute-sanitizer") -> list[str]:
-    """The child's command line: the sanitizer around a verification of one realization."""
+                      executable: str = "compute-sanitizer", all_points: bool = False) -> list[str]:
+    """The child's command line: the sanitizer around a verification of one realization (at a
+    covering sample of its points unless ``all_points``)."""
     # initcheck's unused-memory tracking is off by default; it takes no value in CUDA 13 (a "no"
     # after it is read as the program to run), so it is not named here.
     extra = {"memcheck": ["--leak-check", "no"], "racecheck": ["--racecheck-report", "all"]}.get(tool, [])
     return [executable, "--tool", tool, *extra, "--error-exitcode", str(ERROR_EXIT), "--print-limit", "20",
             sys.executable, "-m", "epldb", "--root", str(root), "verify", realization_id, "--max-n", str(max_n),
-            "--out", str(out)]
+            "--out", str(out), *([] if all_points else ["--cover"])]
 
 
 def _child_rows(out: Path) -> list[dict[str, str]]:
@@ -120,12 +122,12 @@ def run_child(argv: list[str], timeout_s: float) -> tuple[int | None, str]:
 
 def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: int = DEFAULT_MAX_N,
                  timeout_s: float = DEFAULT_TIMEOUT_S, runner: Runner = run_child,
-                 executable: str = "compute-sanitizer") -> Row:
+                 executable: str = "compute-sanitizer", all_points: bool = False) -> Row:
     """One realization under one tool: the evidence row (see the module docstring)."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="epl-sanitize-") as scratch:
-        status, text = runner(sanitizer_command(tool, realization_id, Path(scratch), max_n, catalog.root, executable),
-                              timeout_s)
+        status, text = runner(sanitizer_command(tool, realization_id, Path(scratch), max_n, catalog.root, executable,
+                                                all_points), timeout_s)
         checks = _child_rows(Path(scratch))
     report = parse_report(text)
     row = Row(realization_id, "sanitizer", {"tool": tool}, "", {"max_n": max_n}, "runtime-error")
@@ -133,7 +135,10 @@ def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: i
         row.source_hash, row.target, row.nvrtc = (checks[0].get(k, "") for k in ("source_hash", "target", "nvrtc"))
     failed = sum(1 for c in checks if c.get("status") != "passed")
     # The child's wall time: what plans the next sweep (memcheck costs 10-100x per launch).
-    counted = f"{len(checks)} verification check(s), {failed} failed"
+    r = catalog.realizations.get(realization_id)
+    space = len(r.points()) if r is not None else 0
+    held = space if all_points else len(r.points_covering()) if r is not None else 0
+    counted = f"{len(checks)} verification check(s) at {held} of {space} point(s), {failed} failed"
     if status is not None:
         counted += f", {time.monotonic() - started:.0f} s"
     if status is None:
@@ -157,7 +162,7 @@ def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: i
 def sanitize_command(catalog: "Catalog", ids: Sequence[str] = (), *, tools: Sequence[str] = TOOLS,
                      out_dir: Path | None = None, resume: str | None = None, max_n: int = DEFAULT_MAX_N,
                      timeout_s: float = DEFAULT_TIMEOUT_S, jobs: int = 1, runner: Runner = run_child,
-                     stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+                     all_points: bool = False, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
     """``epldb sanitize [ID ...]``: a row per realization and tool in a run of its own, ``jobs``
     children at a time (each child is a process of its own on the one GPU; the sanitizer's cost is
     host-side instrumentation, so children side by side use the host's cores). Returns 0, 1 (a
@@ -188,7 +193,8 @@ def sanitize_command(catalog: "Catalog", ids: Sequence[str] = (), *, tools: Sequ
             prebuild_selected(catalog, list(dict.fromkeys(rid for rid, _ in todo)), err)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             running = [pool.submit(sanitize_one, catalog, rid, tool, max_n=max_n, timeout_s=timeout_s,
-                                   runner=runner, executable=executable) for rid, tool in todo]
+                                   runner=runner, executable=executable, all_points=all_points)
+                       for rid, tool in todo]
             for done in as_completed(running):
                 row = done.result()
                 writer.append(row)  # the main thread alone writes: rows land whole, as each child ends

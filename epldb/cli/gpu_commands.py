@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("verify", parents=[common],
                        help="verify realizations on the GPU against their contract's float64 reference")
     p.add_argument("--max-n", type=int, help="skip verification shapes with more elements than this")
+    p.add_argument("--cover", action="store_true",
+                   help="only a sample of each parameter space that holds every value of every parameter "
+                        "(what epldb sanitize runs)")
     p.set_defaults(func=verify)
 
     p = sub.add_parser("bench", parents=[common],
@@ -51,10 +54,10 @@ def verify(args: argparse.Namespace) -> int:
     cat = load_catalog(args, lint=False)
     _check(cat, args)
     if args.devices is not None:
-        extra = ["--max-n", str(args.max_n)] if args.max_n is not None else []
+        extra = (["--max-n", str(args.max_n)] if args.max_n is not None else []) + (["--cover"] if args.cover else [])
         return _fan_out(cat, args, "verify", extra)
     return verify_command(cat, args.ids, out_dir=args.out, resume=args.resume, where=parse_where(args.where),
-                          max_n=args.max_n, shard=_shard(args))
+                          max_n=args.max_n, shard=_shard(args), cover=args.cover)
 
 
 def bench(args: argparse.Namespace) -> int:

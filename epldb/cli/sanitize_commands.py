@@ -24,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help=f"seconds one realization may take under one tool (default {DEFAULT_TIMEOUT_S})")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="children at a time (default 1); the kernels are compiled once first when N > 1")
+    p.add_argument("--all-points", action="store_true",
+                   help="verify every parameter point (default: a sample holding every value of every parameter)")
     p.add_argument("--out", type=Path, help="evidence folder (default: <root>/evidence)")
     p.add_argument("--resume", metavar="RUN", help="continue run RUN, skipping (realization, tool) rows it holds")
     p.set_defaults(func=sanitize)
@@ -36,4 +38,4 @@ def sanitize(args: argparse.Namespace) -> int:
         raise UsageError("--max-n, --timeout and --jobs must be positive")
     cat = load_catalog(args, lint=False)
     return sanitize_command(cat, args.ids, tools=args.tool or TOOLS, out_dir=args.out, resume=args.resume,
-                            max_n=args.max_n, timeout_s=args.timeout, jobs=args.jobs)
+                            max_n=args.max_n, timeout_s=args.timeout, jobs=args.jobs, all_points=args.all_points)

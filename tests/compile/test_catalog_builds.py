@@ -43,31 +43,11 @@ def committed_facts() -> Facts:
     return load_facts(CATALOG.root)
 
 
-def covering_points(points: list[dict]) -> list[dict]:
-    """A few points of a space, in its order, that hold every value of every parameter at least once:
-    greedily the point with the most values not yet held (the first point first)."""
-    missing = {(k, repr(v)) for p in points for k, v in p.items()}
-    chosen: list[int] = []
-    while missing:
-        i = max(range(len(points)), key=lambda j: (len(missing & {(k, repr(v)) for k, v in points[j].items()}), -j))
-        chosen.append(i)
-        missing -= {(k, repr(v)) for k, v in points[i].items()}
-    return [points[i] for i in sorted(chosen)] or points[:1]
-
-
-def test_the_sample_holds_every_value_and_nothing_else() -> None:
-    space = [{"a": a, "b": b, "c": c} for a in (1, 2, 3) for b in (True, False) for c in ("x",)]
-    sample = covering_points(space)
-    assert sample[0] == space[0] and len(sample) == 3 and all(p in space for p in sample)
-    assert {(k, v) for p in sample for k, v in p.items()} == {(k, v) for p in space for k, v in p.items()}
-    assert covering_points([{}]) == [{}]
-
-
 def build_of(realization, target: str) -> RealizationBuild:
     """The sampled matrix is compiled once, in threads (NVRTC releases the GIL), the largest
     programs first, the first time any case asks; each case then checks its own build."""
     if not _BUILDS:
-        samples = [covering_points(r.points()) for r, _ in MATRIX]
+        samples = [r.points_covering() for r, _ in MATRIX]
         order = sorted(range(len(MATRIX)), key=lambda i: -len(samples[i]) * len(MATRIX[i][0].kernel.entries))
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             futures = {i: pool.submit(compile_realization, CATALOG.root, MATRIX[i][0], MATRIX[i][1], samples[i],
@@ -90,7 +70,7 @@ def test_realization_compiles_to_its_recorded_code_and_keeps_its_claims(realizat
     build = build_of(realization, target)
     assert [p.format() for p in build.problems if p.severity == "error"] == []
     assert build.ok and build.ptx_only
-    sample = covering_points(realization.points())
+    sample = realization.points_covering()
     assert len(build.entries) == len(sample) * len(realization.kernel.entries)
     toolchain = toolchain_id(find_toolchain())
     recorded = {(f["entry"], f["point"]): f for f in committed_facts().of(realization.id, target, build.source_hash)

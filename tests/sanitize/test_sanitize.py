@@ -57,7 +57,9 @@ def test_the_child_verifies_one_realization_under_one_tool(tmp_path: Path) -> No
     argv = S.sanitizer_command("racecheck", RID, tmp_path, 4096, CATALOG.root, "/opt/cs")
     assert argv[:3] == ["/opt/cs", "--tool", "racecheck"] and "--error-exitcode" in argv
     i = argv.index("verify")
-    assert argv[i:] == ["verify", RID, "--max-n", "4096", "--out", str(tmp_path)]
+    assert argv[i:] == ["verify", RID, "--max-n", "4096", "--out", str(tmp_path), "--cover"]
+    every = S.sanitizer_command("racecheck", RID, tmp_path, 4096, CATALOG.root, "/opt/cs", all_points=True)
+    assert every[every.index("verify"):] == ["verify", RID, "--max-n", "4096", "--out", str(tmp_path)]
 
 
 def _fake(text: str, status: int | None, checks: list[str]) -> S.Runner:
@@ -75,11 +77,11 @@ def _fake(text: str, status: int | None, checks: list[str]) -> S.Runner:
 
 
 @pytest.mark.parametrize(("text", "status", "checks", "want", "says"), [
-    (CLEAN, 0, ["passed"] * 3, "passed", "clean: 0 errors; 3 verification check(s), 0 failed"),
+    (CLEAN, 0, ["passed"] * 3, "passed", "clean: 0 errors; 3 verification check(s) at 4 of 48 point(s), 0 failed"),
     (MEMCHECK, S.ERROR_EXIT, ["passed"], "incorrect", "4 memcheck error(s): Invalid __global__ read"),
     ("", S.ERROR_EXIT, ["passed"], "incorrect", "memcheck errors (exit 86)"),
     (CLEAN, 1, ["passed", "incorrect"], "incorrect", "0 memcheck errors, but the verification failed"),
-    ("", None, ["passed"], "runtime-error", "timed out after 5 s (1 verification check(s), 0 failed by then)"),
+    ("", None, ["passed"], "runtime-error", "timed out after 5 s (1 verification check(s) at 4 of 48 point(s), 0 failed by then)"),
     ("Traceback ...\nRuntimeError: no device\n", 3, [], "runtime-error", "exit 3 and no verification rows"),
 ])
 def test_each_way_a_run_ends_is_one_row(text: str, status: int | None, checks: list[str], want: str, says: str) -> None:
