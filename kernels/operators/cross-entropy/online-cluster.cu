@@ -2,7 +2,7 @@
 // Contract:     row-cross-entropy — loss[r] = logsumexp(x[r, :]) - x[r, target[r]], float32.
 // Phases:       a cluster of CLUSTER blocks of BLOCK threads per row (compile-time __cluster_dims__):
 //               1. block rank k folds slice k of the row online into (m, l), every BLOCK-th
-//                  16-byte vector per thread, UNROLL in flight (the _split entry: the slice split by
+//                  16-byte vector per thread, UNROLL in flight (PATH = epl::kSplitPath: the slice split by
 //                  address, a scalar head and tail around its 16-byte body, epl/group/walk.cuh);
 //               2. block all-reduce of (m, l) (one __syncthreads), then the CLUSTER block states
 //                  through distributed shared memory (one mbarrier wait);
@@ -16,21 +16,14 @@
 #include <epl/cluster/row_cluster.cuh>
 #include <epl/policy/values.cuh>
 
-template <int CLUSTER, int BLOCK, int UNROLL, typename T>
+// PATH: epl::kAnyPath (the rows entry) or epl::kSplitPath (the split entry, launch.steps[].split_entry:
+// every row split by address around its 16-byte body).
+template <int CLUSTER, int BLOCK, int UNROLL, typename T, epl::RowPath PATH = epl::kAnyPath>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
 cross_entropy_online_cluster(const T* __restrict__ x,  // rows x cols, row-major
                  const long long* __restrict__ target,  // rows: class index in [0, cols)
                  float* __restrict__ loss,  // rows
                  int rows, int cols) {
-  epl::rows_to_values<epl::RowCluster<CLUSTER, BLOCK>, UNROLL, T>(epl::CrossEntropyValue<T>{x, target, cols}, x, loss, rows, cols);
+  epl::rows_to_values<epl::RowCluster<CLUSTER, BLOCK>, UNROLL, T, PATH>(epl::CrossEntropyValue<T>{x, target, cols}, x, loss, rows, cols);
 }
 
-// The split entry (launch.steps[].split_entry): every row split by address around its 16-byte body.
-template <int CLUSTER, int BLOCK, int UNROLL, typename T>
-__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
-cross_entropy_online_cluster_split(const T* __restrict__ x,  // rows x cols, row-major
-                 const long long* __restrict__ target,  // rows: class index in [0, cols)
-                 float* __restrict__ loss,  // rows
-                 int rows, int cols) {
-  epl::rows_to_values<epl::RowCluster<CLUSTER, BLOCK>, UNROLL, T, epl::kSplitPath>(epl::CrossEntropyValue<T>{x, target, cols}, x, loss, rows, cols);
-}

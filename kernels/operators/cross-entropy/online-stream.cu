@@ -2,8 +2,8 @@
 // Contract:     row-cross-entropy — loss[r] = logsumexp(x[r, :]) - x[r, target[r]], float32.
 // Phases:       G consecutive threads per row (BLOCK = max(G, 256), BLOCK / G rows per block):
 //               1. every thread folds its share of the row online into (m, l): every G-th 16-byte
-//                  vector, UNROLL in flight (element loads if rows are not 16-byte aligned; the
-//                  _split entry: every row split by address, a scalar head and tail around its
+//                  vector, UNROLL in flight (element loads if rows are not 16-byte aligned;
+//                  PATH = epl::kSplitPath: every row split by address, a scalar head and tail around its
 //                  16-byte body, epl/group/walk.cuh);
 //               2. all-reduce of (m, l) over the G threads (shuffles; G > 32 also shared slots and
 //                  one __syncthreads);
@@ -17,21 +17,14 @@
 #include <epl/group/lanes.cuh>
 #include <epl/policy/values.cuh>
 
-template <int G, int UNROLL, bool TARGET_AHEAD, typename T>
+// PATH: epl::kAnyPath (the rows entry) or epl::kSplitPath (the split entry, launch.steps[].split_entry:
+// every row split by address around its 16-byte body).
+template <int G, int UNROLL, bool TARGET_AHEAD, typename T, epl::RowPath PATH = epl::kAnyPath>
 __global__ void __launch_bounds__(epl::row_block_threads(G))
 cross_entropy_online_stream(const T* __restrict__ x,  // rows x cols, row-major
                  const long long* __restrict__ target,  // rows: class index in [0, cols)
                  float* __restrict__ loss,  // rows
                  int rows, int cols) {
-  epl::rows_to_values<epl::RowLanes<epl::row_block_threads(G), G>, UNROLL, T>(epl::CrossEntropyValue<T, TARGET_AHEAD>{x, target, cols}, x, loss, rows, cols);
+  epl::rows_to_values<epl::RowLanes<epl::row_block_threads(G), G>, UNROLL, T, PATH>(epl::CrossEntropyValue<T, TARGET_AHEAD>{x, target, cols}, x, loss, rows, cols);
 }
 
-// The split entry (launch.steps[].split_entry): every row split by address around its 16-byte body.
-template <int G, int UNROLL, bool TARGET_AHEAD, typename T>
-__global__ void __launch_bounds__(epl::row_block_threads(G))
-cross_entropy_online_stream_split(const T* __restrict__ x,  // rows x cols, row-major
-                 const long long* __restrict__ target,  // rows: class index in [0, cols)
-                 float* __restrict__ loss,  // rows
-                 int rows, int cols) {
-  epl::rows_to_values<epl::RowLanes<epl::row_block_threads(G), G>, UNROLL, T, epl::kSplitPath>(epl::CrossEntropyValue<T, TARGET_AHEAD>{x, target, cols}, x, loss, rows, cols);
-}
