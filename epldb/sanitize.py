@@ -5,7 +5,8 @@ Each (realization, tool) runs ``compute-sanitizer --tool TOOL ... python -m epld
 --max-n N --cover`` in a child process: the verification's odd sizes, fresh random inputs, poisoned
 outputs and canaries, with the sanitizer watching every launch (CuPy's own kernels too), at a
 sample of the parameter space that holds every value of every parameter (``--all-points``: every
-point; a 120-point register kernel took over 300 s under memcheck, its 5-point sample a tenth). The child's verification rows go to a scratch folder and are dropped; what is
+point; cross-entropy/online-stream's 60 points ran past 300 s under memcheck on an H100). The
+child's verification rows go to a scratch folder and are dropped; what is
 kept is one row of kind ``sanitizer``: subject the realization, params ``{"tool": TOOL}``, shape
 ``{"max_n": N}``, status ``passed`` when the sanitizer reports no error and the verification
 passed, ``incorrect`` with the first reports in ``detail`` when it reports errors,
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from epldb.evidence import Row
+from epldb.records import covering
 
 if TYPE_CHECKING:
     from epldb.catalog import Catalog
@@ -136,9 +138,9 @@ def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: i
     failed = sum(1 for c in checks if c.get("status") != "passed")
     # The child's wall time: what plans the next sweep (memcheck costs 10-100x per launch).
     r = catalog.realizations.get(realization_id)
-    space = len(r.points()) if r is not None else 0
-    held = space if all_points else len(r.points_covering()) if r is not None else 0
-    counted = f"{len(checks)} verification check(s) at {held} of {space} point(s), {failed} failed"
+    space = r.points() if r is not None else []
+    held = space if all_points else covering(space)
+    counted = f"{len(checks)} verification check(s) at {len(held)} of {len(space)} point(s), {failed} failed"
     if status is not None:
         counted += f", {time.monotonic() - started:.0f} s"
     if status is None:

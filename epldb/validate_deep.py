@@ -14,15 +14,17 @@ from epldb.records import Realization
 
 
 def compile_all(root: Path, jobs: Iterable[tuple[Realization, str]],
-                where: Mapping[str, Sequence[str]] | None = None, *, machine_code: bool = True) -> list:  # type: ignore[type-arg]
+                where: Mapping[str, Sequence[str]] | None = None, *, machine_code: bool = True,
+                cover: bool = False) -> list:  # type: ignore[type-arg]
     """Builds of (realization, target) pairs, in order; ``where`` keeps the parameter points whose
-    values (as strings) it accepts; ``machine_code=False`` stops each at PTX. NVRTC releases the
-    GIL while it compiles, so threads overlap the builds; the largest programs start first, so
+    values (as strings) it accepts, ``cover`` only a sample of them holding every value of every
+    parameter (Realization.points_covering); ``machine_code=False`` stops each at PTX. NVRTC releases
+    the GIL while it compiles, so threads overlap the builds; the largest programs start first, so
     no core is left alone with one at the end."""
     from epldb.compile import compile_realization
 
     work = list(jobs)
-    points = [r.points_where(where) for r, _ in work]
+    points = [r.points_covering(where) if cover else r.points_where(where) for r, _ in work]
     order = sorted(range(len(work)), key=lambda i: -len(points[i]) * len(work[i][0].kernel.entries))
     with ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1))) as pool:
         futures = {i: pool.submit(compile_realization, root, work[i][0], work[i][1], points[i], machine_code=machine_code)

@@ -17,8 +17,6 @@ ptxas and nvdisasm here."""
 from __future__ import annotations
 
 import json
-import os
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
 import pytest
@@ -26,10 +24,11 @@ import pytest
 import epldb
 from repository import repository_catalog
 from epldb.compile import find_toolchain
-from epldb.compile.build import EntryBuild, RealizationBuild, compile_realization
+from epldb.compile.build import EntryBuild, RealizationBuild
 from epldb.compile.claims import check_claims
 from epldb.evidence import canonical_json
 from epldb.evidence.static import INT_COLUMNS, Facts, load_facts, toolchain_id
+from epldb.validate_deep import compile_all
 
 CATALOG = repository_catalog()
 MATRIX = [(r, t) for r in CATALOG.realizations.values() for t in r.targets]
@@ -44,16 +43,11 @@ def committed_facts() -> Facts:
 
 
 def build_of(realization, target: str) -> RealizationBuild:
-    """The sampled matrix is compiled once, in threads (NVRTC releases the GIL), the largest
-    programs first, the first time any case asks; each case then checks its own build."""
+    """The sampled matrix is compiled once, in threads (NVRTC releases the GIL), the first time any
+    case asks; each case then checks its own build."""
     if not _BUILDS:
-        samples = [r.points_covering() for r, _ in MATRIX]
-        order = sorted(range(len(MATRIX)), key=lambda i: -len(samples[i]) * len(MATRIX[i][0].kernel.entries))
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            futures = {i: pool.submit(compile_realization, CATALOG.root, MATRIX[i][0], MATRIX[i][1], samples[i],
-                                      machine_code=False) for i in order}
-            for i, (r, t) in enumerate(MATRIX):
-                _BUILDS[(r.id, t)] = futures[i].result()
+        for (r, t), build in zip(MATRIX, compile_all(CATALOG.root, MATRIX, machine_code=False, cover=True), strict=True):
+            _BUILDS[(r.id, t)] = build
     return _BUILDS[(realization.id, target)]
 
 
