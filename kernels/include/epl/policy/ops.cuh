@@ -76,7 +76,7 @@ struct LogSoftmaxRow {
   }
   // The row's constants from its merged (m, l), however it was folded (registers or a stream).
   __device__ __forceinline__ static Row of_state(const SoftmaxState& s) {
-    return Row{softmax_shift(s.m), s.l > 0.0f ? logf(s.l) : 0.0f};
+    return Row{softmax_shift(s.m), softmax_log_l(s.l)};
   }
   __device__ __forceinline__ float apply(float x, const Row& r, float, float) const {
     return (x - r.shift) - r.log_l;

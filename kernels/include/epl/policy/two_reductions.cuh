@@ -54,7 +54,7 @@ struct LogSoftmaxRowTwoReductions {
     const float m = group.all_reduce(share.reduce([](float v) { return v; }, Max{}), Max{});
     const float shift = softmax_shift(m);
     const float l = group.all_reduce(share.reduce([shift](float v) { return exp_flush(v - shift); }, Sum{}), Sum{});
-    return Row{shift, l > 0.0f ? logf(l) : 0.0f};
+    return Row{shift, softmax_log_l(l)};
   }
   __device__ __forceinline__ float apply(float x, const Row& r, float, float) const { return (x - r.shift) - r.log_l; }
 };

@@ -11,9 +11,13 @@
 
 namespace epl {
 
-// log(sum_j exp(x_j)) = m + log(l); an all -inf row gives -inf (m = -inf, l = 0).
+// log(sum_j exp(x_j)) = m + log(l), with torch's special cases: an all -inf row gives -inf (m = -inf,
+// l = 0), a row holding +inf gives +inf (l is NaN there, from exp(inf - inf)), a row holding a NaN
+// gives NaN (fmaxf drops it from m, but l = NaN). A row holding both +inf and NaN gives +inf, where
+// torch's max keeps the NaN.
 __device__ __forceinline__ float logsumexp_of(const SoftmaxState& s) {
-  return s.l > 0.0f ? s.m + logf(s.l) : softmax_neg_inf();
+  if (s.m == softmax_pos_inf()) return s.m;
+  return s.l != 0.0f ? s.m + logf(s.l) : softmax_neg_inf();
 }
 
 // out[r] = logsumexp(x[r, :]).

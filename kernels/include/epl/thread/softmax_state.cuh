@@ -26,6 +26,7 @@ struct SoftmaxState {
 };
 
 __device__ __forceinline__ float softmax_neg_inf() { return __int_as_float(0xff800000); }
+__device__ __forceinline__ float softmax_pos_inf() { return __int_as_float(0x7f800000); }
 
 // The merge identity: the state of the empty set.
 __device__ __forceinline__ SoftmaxState softmax_state_identity() { return SoftmaxState{softmax_neg_inf(), 0.0f}; }
@@ -82,8 +83,13 @@ __device__ __forceinline__ SoftmaxState softmax_state_fold_chunk(SoftmaxState s,
   return softmax_state_fold_chunk(s, v, softmax_max_chunk(v));
 }
 
-// 1 / l correctly rounded, or 0 for the empty state (l = 0, an all -inf row).
-__device__ __forceinline__ float softmax_inv_l(float l) { return l > 0.0f ? __frcp_rn(l) : 0.0f; }
+// 1 / l correctly rounded, or 0 for the empty state (l = 0, an all -inf row). The test is l != 0,
+// not l > 0: a row holding a NaN has l = NaN (fmaxf drops the NaN from m, but exp(NaN - m) puts it
+// into l), and it must come out all NaN as torch's does.
+__device__ __forceinline__ float softmax_inv_l(float l) { return l != 0.0f ? __frcp_rn(l) : 0.0f; }
+
+// log l, or 0 for the empty state (so that -inf - shift stays -inf); NaN for a row holding a NaN.
+__device__ __forceinline__ float softmax_log_l(float l) { return l != 0.0f ? logf(l) : 0.0f; }
 
 // y = exp(x - shift) * (1 / l) from a row's merged (m, l), for a row that is not held in registers
 // (SoftmaxRow in epl/policy/ops.cuh rescales the exponentials its registers already hold; here every element
