@@ -155,6 +155,11 @@ def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: i
     elif report.errors == 0 and checks:
         row.status = "incorrect"
         row.detail = f"0 {tool} errors, but the verification failed (exit {status}); {counted}"
+        # Which check: what the next session needs to tell a fault the tool provokes from a draft's
+        # known inaccuracy (the child's own rows are dropped with its scratch folder).
+        bad = next(c for c in checks if c.get("status") != "passed")
+        row.detail += (f"; first failed: {bad.get('dtype', '')} {bad.get('shape', '')} at {bad.get('params', '')}"
+                       f" ({bad.get('status', '')}: {str(bad.get('detail', ''))[:200]})")
     else:
         tail = " | ".join(line.strip() for line in text.strip().splitlines()[-3:])
         row.detail = f"the sanitizer run ended with exit {status} and no verification rows: {tail}"

@@ -1,7 +1,8 @@
 """Shared test set-up: the tests/ folder on the import path (for the examples collector), and GPU
 tests skipped cleanly where no CUDA device can be used. Where one can, the GPU tests' kernels are
 compiled side by side before the first of them runs (they would otherwise compile one realization
-after another, a minute each for the larger parameter spaces)."""
+after another, a minute each for the larger parameter spaces): those the selected modules name in
+GPU_REALIZATIONS, or every realization where one does not."""
 
 from __future__ import annotations
 
@@ -44,4 +45,9 @@ def _gpu_kernels_prebuilt(request: pytest.FixtureRequest) -> None:
     from epldb.runner import prebuild
 
     catalog = epldb.load(lint=False)
-    prebuild(catalog, list(catalog.realizations))
+    # A test module may name the realizations its GPU tests load (GPU_REALIZATIONS): a run of only
+    # such modules builds only those, instead of the whole catalog (minutes on a fresh machine).
+    gpu_items = [item for item in request.session.items if "gpu" in item.keywords]
+    named = [getattr(getattr(item, "module", None), "GPU_REALIZATIONS", None) for item in gpu_items]
+    ids = list(catalog.realizations) if any(n is None for n in named) else [r for n in named for r in n]
+    prebuild(catalog, list(dict.fromkeys(ids)))

@@ -81,6 +81,7 @@ def _fake(text: str, status: int | None, checks: list[str]) -> S.Runner:
     (MEMCHECK, S.ERROR_EXIT, ["passed"], "incorrect", "4 memcheck error(s): Invalid __global__ read"),
     ("", S.ERROR_EXIT, ["passed"], "incorrect", "memcheck errors (exit 86)"),
     (CLEAN, 1, ["passed", "incorrect"], "incorrect", "0 memcheck errors, but the verification failed"),
+    (CLEAN, 1, ["passed", "incorrect"], "incorrect", 'first failed: float32 {"n":2} at {"op":"sum"} (incorrect'),
     ("", None, ["passed"], "runtime-error", "timed out after 5 s (1 verification check(s) at 4 of 48 point(s), 0 failed by then)"),
     ("Traceback ...\nRuntimeError: no device\n", 3, [], "runtime-error", "exit 3 and no verification rows"),
 ])

@@ -120,6 +120,8 @@ REALIZATIONS = {
     "rmsnorm": "rmsnorm/registers",
     "layernorm": "layernorm/two-pass-registers",
 }
+#: What this module's GPU tests load, prebuilt side by side by tests/conftest.py.
+GPU_REALIZATIONS = tuple(REALIZATIONS.values())
 
 
 def _torch_of(op: str, x: Any, w: Any, b: Any, t: Any) -> Any:
