@@ -5,11 +5,13 @@ A realization row is fresh when it measured the machine code the repository comp
 ``source_hash`` is the kernel's current content hash (the kernel and every repository header it
 includes), or the committed compile facts (epldb.evidence.static) show that, on the row's target
 and at its parameter point, the source it measured and today's compile to the same SASS (a comment
-or a refactor keeps its evidence). A point that only gained entries keeps the rows of shapes where
-none of them runs: a step's new ``split_entry`` (rows off 16-byte boundaries) runs only where its
-``unaligned_when`` is nonzero, so the rows of aligned shapes measured the aligned entry, unchanged.
-Otherwise, or when the realization is gone from the catalog, it is stale: re-measure pending. Peer
-and ceiling rows are never stale.
+or a refactor keeps its evidence). A point whose entries changed or were gained keeps the rows of
+shapes where none of those entries runs: a step's ``split_entry`` (rows off 16-byte boundaries) runs
+only where its ``unaligned_when`` is nonzero, so the rows of aligned shapes measured the aligned
+entry, unchanged. A sanitizer row watched every entry of every point it verified, so it keeps only
+when each point of its target compiles to the same machine code, entry by entry. Otherwise, or when
+the realization is gone from the catalog, a row is stale: re-measure pending. Peer and ceiling rows
+are never stale.
 """
 
 from __future__ import annotations
@@ -43,11 +45,11 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
 
     hashes = current_hashes(catalog.root, catalog)
     is_real = df["kind"] == "realization"
+    is_sanitizer = df["kind"] == "sanitizer"  # epldb/sanitize.py: one row per (realization, tool)
     current = df["subject"].map(hashes)
     differs = current.isna() | (df["source_hash"] != current)
-    # A sanitizer row (epldb/sanitize.py) holds for the source it watched, whatever the machine code.
-    stale = ((is_real | (df["kind"] == "sanitizer")) & differs).astype(bool)
-    changed = stale & is_real & current.notna()
+    stale = ((is_real | is_sanitizer) & differs).astype(bool)
+    changed = stale & current.notna()
     if not changed.any():
         return stale
     # Only a row whose measured source has recorded facts can have measured today's machine code.
@@ -56,29 +58,44 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
         return stale
     facts = load_facts(catalog.root, MACHINE_CODE_COLUMNS)
     codes: dict[str, dict[tuple[str, str, str], dict[str, int]]] = {}
+
+    def code_of(rid: str) -> dict[tuple[str, str, str], dict[str, int]]:
+        if rid not in codes:  # once per realization
+            codes[rid] = code_classes(facts.machine_code(rid))
+        return codes[rid]
+
+    watched = changed & is_sanitizer
+    for rid, target, measured in df.loc[watched, ["subject", "target", "source_hash"]].drop_duplicates().itertuples(
+            index=False, name=None):
+        keeps = _every_point_same(code_of(rid), str(target), str(measured), hashes[rid])
+        at = watched & (df["subject"] == rid) & (df["target"] == target) & (df["source_hash"] == measured)
+        stale.loc[at] = not keeps
+    changed &= is_real
+    if not changed.any():
+        return stale
     names: dict[str, set[str]] = {}
     columns = ["subject", "target", "params", "source_hash"]
     rows = df.loc[changed, columns].astype(object)
     keys = rows.drop_duplicates()
-    same, gained = [], []
+    same, moved = [], []
     for key in keys.itertuples(index=False, name=None):
-        if key[0] not in codes:  # once per realization
+        if key[0] not in names:
             r = catalog.realizations.get(key[0])
-            codes[key[0]] = code_classes(facts.machine_code(key[0]))
             names[key[0]] = set(r.points()[0]) if r is not None and r.points() else set()
-        verdict = _machine_code_verdict(codes[key[0]], names[key[0]], *key[1:], hashes.get(key[0], ""))
+        verdict = _machine_code_verdict(code_of(key[0]), names[key[0]], *key[1:], hashes.get(key[0], ""))
         same.append(verdict == "same")
-        gained.append(verdict if verdict not in ("same", "changed") else "")
+        moved.append(verdict if verdict not in ("same", "changed") else "")
     # Each changed row takes its key's verdict (a join: the rows are many, their keys a few thousand).
-    joined = rows.merge(keys.assign(_same=same, _gained=gained), on=columns, how="left")
+    joined = rows.merge(keys.assign(_same=same, _moved=moved), on=columns, how="left")
     verdict = joined["_same"].to_numpy(dtype=bool, copy=True)
-    # Points that only gained split entries: fresh where the row's shape keeps the aligned entry.
-    gaining = (joined["_gained"] != "").to_numpy().nonzero()[0]
-    if len(gaining):
+    # Points whose split entries alone changed or joined: fresh where the row's shape keeps the
+    # aligned entry.
+    moving = (joined["_moved"] != "").to_numpy().nonzero()[0]
+    if len(moving):
         shapes = df.loc[changed, "shape"].to_numpy()
         runs: dict[tuple[str, str, str, str], bool] = {}
-        for i in gaining:
-            k = (str(joined["subject"].iat[i]), str(joined["_gained"].iat[i]), str(shapes[i]), str(joined["params"].iat[i]))
+        for i in moving:
+            k = (str(joined["subject"].iat[i]), str(joined["_moved"].iat[i]), str(shapes[i]), str(joined["params"].iat[i]))
             if k not in runs:
                 r = catalog.realizations.get(k[0])
                 runs[k] = r is not None and _aligned_entry_runs(r, k[1].split(","), k[2], k[3])
@@ -87,11 +104,22 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
     return stale
 
 
+def _every_point_same(code: dict[tuple[str, str, str], dict[str, int]], target: str, measured: str,
+                      current: str) -> bool:
+    """Whether the measured source and today's compile, at this target, the same points to the same
+    machine code entry by entry (``code``: static.code_classes): what a sanitizer row watched."""
+    before = {point: entries for (t, point, source), entries in code.items() if t == target and source == measured}
+    now = {point: entries for (t, point, source), entries in code.items() if t == target and source == current}
+    return bool(before) and before == now
+
+
 def _machine_code_verdict(code: dict[tuple[str, str, str], dict[str, int]], point_names: set[str],
                           target: str, params: str, measured: str, current: str) -> str:
     """'same' when the row's point compiled to the same machine code from the measured source and
-    from today's, entry by entry (``code``: static.code_classes); the gained entries' names joined by
-    commas when today's build only adds entries to the measured one; else 'changed' (or not recorded)."""
+    from today's, entry by entry (``code``: static.code_classes); else, when today's build keeps every
+    entry of the measured one, the names of the entries it changed or added, joined by commas (the
+    row stays fresh where its shape runs none of them: _aligned_entry_runs); else 'changed' (or not
+    recorded)."""
     try:
         point = canonical_json({k: v for k, v in json.loads(params).items() if k in point_names})
     except ValueError:
@@ -99,15 +127,14 @@ def _machine_code_verdict(code: dict[tuple[str, str, str], dict[str, int]], poin
     before, now = code.get((target, point, measured)), code.get((target, point, current))
     if not before or not now or not set(before) <= set(now):
         return "changed"
-    if not all(before[e] == now[e] for e in before):
-        return "changed"
-    gained = sorted(set(now) - set(before))
-    return ",".join(gained) if gained else "same"
+    moved = sorted(e for e in now if e not in before or before[e] != now[e])
+    return ",".join(moved) if moved else "same"
 
 
-def _aligned_entry_runs(r: "Realization", gained: list[str], shape_json: str, params: str) -> bool:
-    """Whether, at this shape and point, no gained entry is one a launch step takes: each is a step's
-    split entry and that step's ``unaligned_when`` is zero there (the aligned entry runs)."""
+def _aligned_entry_runs(r: "Realization", moved: list[str], shape_json: str, params: str) -> bool:
+    """Whether, at this shape and point, no moved entry (changed or gained) is one a launch step
+    takes: each is a step's split entry and that step's ``unaligned_when`` is zero there (the aligned
+    entry runs)."""
     from epldb.launch.env import plan_env
     from epldb.launch.expr import ExprError, evaluate, parse
 
@@ -115,7 +142,7 @@ def _aligned_entry_runs(r: "Realization", gained: list[str], shape_json: str, pa
         env = plan_env(json.loads(shape_json), json.loads(params))
     except (TypeError, ValueError):
         return False
-    for name in gained:
+    for name in moved:
         steps = [s for s in (r.launch or {}).get("steps", ()) if s.get("split_entry") == name]
         if not steps:
             return False  # an entry no step takes apart from the aligned one: it may run anywhere

@@ -129,22 +129,26 @@ def test_an_entry_is_the_same_machine_code_by_its_ptx_or_its_sass_transitively()
     assert classes[("t", "{}", "a")]["rows"] != classes[("t", "{}", "b")]["rows"]
 
 
-def test_a_gained_split_entry_keeps_the_rows_of_shapes_it_does_not_serve() -> None:
-    """A point that only gained a step's split entry (rows off 16-byte boundaries) keeps the rows of
-    aligned shapes, where the unchanged aligned entry ran, and loses those of odd row lengths."""
+def test_a_gained_or_changed_split_entry_keeps_the_rows_of_shapes_it_does_not_serve() -> None:
+    """A point whose step's split entry (rows off 16-byte boundaries) alone joined or changed keeps
+    the rows of aligned shapes, where the unchanged aligned entry ran, and loses those of odd row
+    lengths; a changed aligned entry loses every row."""
     from epldb.evidence.freshness import _aligned_entry_runs, _machine_code_verdict
     from epldb.evidence.static import code_classes
 
     point = '{"dtype":"float32"}'
     code = {("sm_90a", point, "old"): {"rows": ("p", "s"), "rows-unaligned": ("q", "t")},
             ("sm_90a", point, "new"): {"rows": ("p", "s2"), "rows-unaligned": ("q", "t2"), "rows-split": ("r", "u")},
-            ("sm_90a", point, "other"): {"rows": ("p2", "s3"), "rows-unaligned": ("q", "t")}}
+            ("sm_90a", point, "other"): {"rows": ("p2", "s3"), "rows-unaligned": ("q", "t")},
+            ("sm_90a", point, "fixed"): {"rows": ("p", "s4"), "rows-unaligned": ("q", "t"), "rows-split": ("r2", "u2")}}
     code = code_classes(code)
     names = {"dtype"}
     assert _machine_code_verdict(code, names, "sm_90a", point, "old", "new") == "rows-split"
-    assert _machine_code_verdict(code, names, "sm_90a", point, "old", "other") == "changed"
+    assert _machine_code_verdict(code, names, "sm_90a", point, "old", "other") == "rows"
     assert _machine_code_verdict(code, names, "sm_90a", point, "old", "old") == "same"
     assert _machine_code_verdict(code, names, "sm_90a", point, "new", "old") == "changed"  # an entry lost
+    assert _machine_code_verdict(code, names, "sm_90a", point, "new", "fixed") == "rows-split"  # only it changed
+    assert _machine_code_verdict(code, names, "sm_90a", "{}", "old", "new") == "changed"  # not recorded
 
     class R:  # the part of a Realization the check reads
         launch = {"steps": [{"entry": "rows", "split_entry": "rows-split", "unaligned_entry": "rows-unaligned",
@@ -153,3 +157,27 @@ def test_a_gained_split_entry_keeps_the_rows_of_shapes_it_does_not_serve() -> No
     assert _aligned_entry_runs(R(), ["rows-split"], '{"cols":4096,"rows":8}', point)
     assert not _aligned_entry_runs(R(), ["rows-split"], '{"cols":4097,"rows":8}', point)
     assert not _aligned_entry_runs(R(), ["rows-other"], '{"cols":4096,"rows":8}', point)
+    assert not _aligned_entry_runs(R(), ["rows"], '{"cols":4096,"rows":8}', point)
+
+
+def test_a_sanitizer_row_keeps_only_while_every_point_compiles_to_the_same_code() -> None:
+    """A sanitizer row watched every entry of every point it verified: it keeps across a source
+    change that leaves each point's machine code as it was, not across one that moves any entry of
+    any point (a split entry included), nor one that adds or drops a point."""
+    from epldb.evidence.freshness import _every_point_same
+    from epldb.evidence.static import code_classes
+
+    a, b = '{"dtype":"float32"}', '{"dtype":"bfloat16"}'
+    code = code_classes({
+        ("sm_90a", a, "old"): {"rows": ("p", "s"), "rows-split": ("r", "u")},
+        ("sm_90a", b, "old"): {"rows": ("q", "t"), "rows-split": ("v", "w")},
+        ("sm_90a", a, "comment"): {"rows": ("p", "s"), "rows-split": ("r", "u")},
+        ("sm_90a", b, "comment"): {"rows": ("q", "t2"), "rows-split": ("v", "w")},
+        ("sm_90a", a, "fixed"): {"rows": ("p", "s"), "rows-split": ("r2", "u2")},
+        ("sm_90a", b, "fixed"): {"rows": ("q", "t"), "rows-split": ("v", "w")},
+        ("sm_90a", a, "fewer"): {"rows": ("p", "s"), "rows-split": ("r", "u")},
+    })
+    assert _every_point_same(code, "sm_90a", "old", "comment")
+    assert not _every_point_same(code, "sm_90a", "old", "fixed")
+    assert not _every_point_same(code, "sm_90a", "old", "fewer")
+    assert not _every_point_same(code, "sm_80", "old", "comment")  # nothing recorded at the target

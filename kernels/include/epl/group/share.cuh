@@ -59,6 +59,12 @@ __device__ __forceinline__ T row_head_of(const T* __restrict__ row) {
   }
 }
 
+// Sixteen bytes the split path's dummy loads read (RowShare::fetch): written when the module
+// loads, so a dummy load never reads bytes the program did not write (the chunk holding a short
+// row's first element may hold bytes before the row or past the array's end: initcheck reports
+// such a read, though its value is never used).
+__device__ __align__(16) const unsigned int kSplitDummyChunk[4] = {0u, 0u, 0u, 0u};
+
 template <int LANES, int VECS, typename T, bool VECTOR, bool SPLIT = false>
 struct RowShare {
   static_assert(VECTOR || !SPLIT, "the split is the vector path's");
@@ -98,8 +104,7 @@ struct RowShare {
   // one. The loads ask L2 to keep x (evict_last), so that y's lines leave first
   // (thread/cache_policy.cuh).
   // SPLIT: a segment with no whole vector in its body (shorter than 2 * 16 bytes; a thread without
-  // a row, n 0, whose seg is row 0's) loads the 16-byte chunk holding seg[0] instead: inside its
-  // allocation (allocations are 16-byte aligned), never used (a branch around the loads cost 6
+  // a row, n 0) loads kSplitDummyChunk instead, never used (a branch around the loads cost 6
   // registers at a batch of 4). The head and tail elements are widen's to load: loaded here and
   // held packed through the batch, they cost 16 registers more at a batch of 4 (ptxas, sm_90a).
   __device__ __forceinline__ void fetch(const T* __restrict__ seg, Vec16<T> (&raw)[VECS]) const {
@@ -107,7 +112,7 @@ struct RowShare {
     if constexpr (SPLIT) {
       const RowSplit at = split_row_segment(seg, n);
       const T* __restrict__ body =
-          at.nv > 0 ? seg + at.head : reinterpret_cast<const T*>(reinterpret_cast<size_t>(seg) & ~static_cast<size_t>(15));
+          at.nv > 0 ? seg + at.head : reinterpret_cast<const T*>(kSplitDummyChunk);
 #pragma unroll
       for (int k = 0; k < VECS; ++k) {
         const int i = lane + k * LANES;
