@@ -11,7 +11,8 @@ kept is one row of kind ``sanitizer``: subject the realization, params ``{"tool"
 ``{"max_n": N}``, status ``passed`` when the sanitizer reports no error and the verification
 passed, ``incorrect`` with the first reports in ``detail`` when it reports errors,
 ``runtime-error`` when the child fails otherwise or runs past its time. The source hash and
-target are the child's (its verification rows name them), so a changed kernel makes the row stale.
+target are the child's (its verification rows name them), so a change of the kernel's machine code
+makes the row stale (epldb.evidence.freshness: a comment keeps it once its compile facts are recorded).
 
 Tools: memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory hazards between
 threads), synccheck (barriers that not every thread reaches, invalid syncs), initcheck (reads of
