@@ -20,7 +20,7 @@ from epldb.compile import cache
 from epldb.compile.claims import check_claims, sass_unavailable_problem
 from epldb.compile.hashing import source_hash
 from epldb.compile.nvrtc import compile_program, default_options, problems_from_log, ptx_options
-from epldb.compile.ptx import function_hashes
+from epldb.compile.ptx import PTX_HASH_VERSION, function_hashes
 from epldb.compile.ptxas import FunctionResources, parse_ptxas_log
 from epldb.compile.sass import code_listing, disassemble, histograms, listings
 from epldb.compile.toolchain import Toolchain, find_toolchain
@@ -212,8 +212,8 @@ def compile_realization(
     cache_dir = cache.default_cache_dir(root) if cache_dir is None else Path(cache_dir)
 
     hit = cache.load(cache_dir, key)
-    if hit is not None and "ptx" not in hit[1]:
-        hit = None  # cached before PTX hashes were kept: build it again
+    if hit is not None and hit[1].get("ptx_hash_version") != PTX_HASH_VERSION:
+        hit = None  # cached before PTX hashes were kept, or hashed another way: build it again
     cached = hit is not None
     if hit is not None and not machine_code:
         cubin, facts = hit
@@ -250,6 +250,7 @@ def compile_realization(
             "ptxas": {n: f.as_dict() for n, f in report.functions.items()},
             "sass": sass,
             "ptx": function_hashes(result.ptx, set(result.lowered.values())),
+            "ptx_hash_version": PTX_HASH_VERSION,
             "log": result.log,
             "compile_seconds": result.seconds,
         }

@@ -4,7 +4,8 @@ NVVM's output is a pure function of the source, the options and the toolchain, a
 of the PTX: equal PTX on one toolchain means equal machine code. A function's identity is its own
 text plus every module-level declaration and callee it names, transitively, plus the module header
 (`.version`, `.target`), its static shared arrays counted as declarations wherever NVVM put them,
-so an instantiation hashes the same whichever other points share its program.
+and the program-dependent tail of internal names dropped, so an instantiation hashes the same
+whichever other points share its program.
 """
 
 from __future__ import annotations
@@ -12,12 +13,31 @@ from __future__ import annotations
 import hashlib
 import re
 
+#: Bumped whenever what the hash covers changes: a cached build whose PTX hashes another version
+#: made is built again (epldb.compile.build).
+PTX_HASH_VERSION = 2
+
 _FUNCTION = re.compile(r"\.(?:entry|func)\s*(?:\([^)]*\)\s*)?([\w$]+)")
 _VARIABLE = re.compile(r"\.(?:shared|global|const|local)\b[^;=\[]*?([\w$]+)\s*(?:\[|;|=)")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _DIRECTIVE = re.compile(r"\s*\.(?:version|target|address_size)\b")
 _SHARED = re.compile(r"^[ \t]*\.shared\s.*;$\n?", re.M)
 _LABEL = re.compile(r"\$L__BB\d+_")  # block labels count the functions before them in the module
+# The namespace NVVM gives names of internal linkage (a namespace-scope const, an anonymous
+# namespace): <length>_INTERNAL_..._<file>_cu_<hash>_<n>, whose tail counts the program's characters,
+# name expressions included, so it moves with the other points a program holds.
+_INTERNAL = re.compile(r"(\d+)(_INTERNAL_)")
+
+
+def _internal_names_normalized(text: str) -> str:
+    out, at = [], 0
+    for m in _INTERNAL.finditer(text):
+        if m.start() < at:
+            continue
+        end = m.start(2) + int(m.group(1))
+        out += [text[at:m.start()], "_INTERNAL_"]
+        at = end
+    return "".join(out) + text[at:]
 
 
 def _statements(ptx: str) -> tuple[list[str], dict[str, list[str]]]:
@@ -69,7 +89,8 @@ def function_hashes(ptx: str, names: set[str]) -> dict[str, str]:
         # (which depends on what else the program holds): both count as a declaration beside it.
         texts = [t for n in sorted(seen) for t in named[n]]
         shared = sorted({d.strip() for t in texts for d in _SHARED.findall(t)})
-        code = [_LABEL.sub("$L__BB_", body) for t in texts if (body := _SHARED.sub("", t).strip())]
+        code = [_internal_names_normalized(_LABEL.sub("$L__BB_", body)) for t in texts
+                if (body := _SHARED.sub("", t).strip())]
         parts = [*header, *code, *shared]
         out[name] = hashlib.sha256("\n".join(parts).encode()).hexdigest()
     return out
