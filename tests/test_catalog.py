@@ -52,13 +52,13 @@ def test_the_operator_case_studies(catalog: epldb.Catalog) -> None:
     assert set(catalog.operators) == OPERATORS
 
 
-def test_the_forty_two_experiments_are_valid_records(catalog: epldb.Catalog) -> None:
-    """Every experiment under catalog/experiments/ passed its schema and lint: all 42 (the
-    explorations/ folders they replace), numbered 0001-0042 in order, each concerning at least one
-    record and each of its runs stored as an experiment's evidence."""
+def test_every_experiment_is_a_valid_record(catalog: epldb.Catalog) -> None:
+    """Every experiment under catalog/experiments/ passed its schema and lint: the 42 that replaced
+    the explorations/ folders and every one since, numbered from 0001 in order with no gap, each
+    concerning at least one record and each of its runs stored as an experiment's evidence."""
     files = sorted((catalog.root / "catalog" / "experiments").glob("*.yaml"))
-    assert len(files) == len(catalog.experiments) == 42
-    assert [e.number for e in catalog.experiments.values()] == list(range(1, 43))
+    assert len(files) == len(catalog.experiments) >= 42
+    assert [e.number for e in catalog.experiments.values()] == list(range(1, len(files) + 1))
     assert not [p.format() for p in catalog.problems if p.location.file.startswith("catalog/experiments/")]
     for e in catalog.experiments.values():
         assert e.verdict in ("adopted", "rejected", "open") and e.concerns, e.id

@@ -35,14 +35,15 @@ def _md(gen, page: str) -> str:
 
 def test_the_index_lists_every_experiment_with_its_verdict(generated) -> None:
     cat = generated.data.catalog
-    assert len(cat.experiments) == 42
+    n = len(list((cat.root / "catalog" / "experiments").glob("*.yaml")))
+    assert len(cat.experiments) == n >= 42
     index = _md(generated, layout.EXPERIMENTS_INDEX)
     counts = {v: sum(e.verdict == v for e in cat.experiments.values()) for v in ("adopted", "rejected", "open")}
-    assert (f"<strong>42</strong> experiments: {counts['adopted']} adopted, {counts['rejected']} rejected, "
+    assert (f"<strong>{n}</strong> experiments: {counts['adopted']} adopted, {counts['rejected']} rejected, "
             f"{counts['open']} open.") in index
     for e in cat.experiments.values():
         assert f'href="{e.id}.html"' in index and esc(e.title) in index, e.id
-    assert index.count('class="epl-badge epl-badge--') == 42
+    assert index.count('class="epl-badge epl-badge--') == n
 
 
 def test_every_experiment_has_its_page_with_its_fields_and_runs(generated) -> None:
