@@ -123,6 +123,25 @@ def run_child(argv: list[str], timeout_s: float) -> tuple[int | None, str]:
     return done.returncode, done.stdout + done.stderr
 
 
+#: The detail of a row whose tool reported nothing while the verification under it failed.
+_CHECK_FAILED = re.compile(r"0 \w+ errors, but the verification failed")
+
+#: What a row says to a reader, in the order of the site's tallies.
+OUTCOMES = ("clean", "errors", "check failed", "failed to run")
+
+
+def outcome(status: str, detail: str) -> str:
+    """One of OUTCOMES: 'errors' when the tool reported some, 'check failed' when it reported none
+    but a verification check failed under it (a draft's known inaccuracy, or a fault the tool's
+    instrumentation provokes: the detail names the first such check), 'failed to run' for a child
+    that timed out or ended without verification rows."""
+    if status == "passed":
+        return "clean"
+    if status != "incorrect":
+        return "failed to run"
+    return "check failed" if _CHECK_FAILED.match(detail) else "errors"
+
+
 def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: int = DEFAULT_MAX_N,
                  timeout_s: float = DEFAULT_TIMEOUT_S, runner: Runner = run_child,
                  executable: str = "compute-sanitizer", all_points: bool = False) -> Row:

@@ -76,20 +76,22 @@ def _fake(text: str, status: int | None, checks: list[str]) -> S.Runner:
     return run
 
 
-@pytest.mark.parametrize(("text", "status", "checks", "want", "says"), [
-    (CLEAN, 0, ["passed"] * 3, "passed", "clean: 0 errors; 3 verification check(s) at 4 of 48 point(s), 0 failed"),
-    (MEMCHECK, S.ERROR_EXIT, ["passed"], "incorrect", "4 memcheck error(s): Invalid __global__ read"),
-    ("", S.ERROR_EXIT, ["passed"], "incorrect", "memcheck errors (exit 86)"),
-    (CLEAN, 1, ["passed", "incorrect"], "incorrect", "0 memcheck errors, but the verification failed"),
-    (CLEAN, 1, ["passed", "incorrect"], "incorrect", 'first failed: float32 {"n":2} at {"op":"sum"} (incorrect'),
-    ("", None, ["passed"], "runtime-error", "timed out after 5 s (1 verification check(s) at 4 of 48 point(s), 0 failed by then)"),
-    ("Traceback ...\nRuntimeError: no device\n", 3, [], "runtime-error", "exit 3 and no verification rows"),
+@pytest.mark.parametrize(("text", "status", "checks", "want", "says", "reads"), [
+    (CLEAN, 0, ["passed"] * 3, "passed", "clean: 0 errors; 3 verification check(s) at 4 of 48 point(s), 0 failed", "clean"),
+    (MEMCHECK, S.ERROR_EXIT, ["passed"], "incorrect", "4 memcheck error(s): Invalid __global__ read", "errors"),
+    ("", S.ERROR_EXIT, ["passed"], "incorrect", "memcheck errors (exit 86)", "errors"),
+    (CLEAN, 1, ["passed", "incorrect"], "incorrect", "0 memcheck errors, but the verification failed", "check failed"),
+    (CLEAN, 1, ["passed", "incorrect"], "incorrect", 'first failed: float32 {"n":2} at {"op":"sum"} (incorrect', "check failed"),
+    ("", None, ["passed"], "runtime-error", "timed out after 5 s (1 verification check(s) at 4 of 48 point(s), 0 failed by then)", "failed to run"),
+    ("Traceback ...\nRuntimeError: no device\n", 3, [], "runtime-error", "exit 3 and no verification rows", "failed to run"),
 ])
-def test_each_way_a_run_ends_is_one_row(text: str, status: int | None, checks: list[str], want: str, says: str) -> None:
+def test_each_way_a_run_ends_is_one_row(text: str, status: int | None, checks: list[str], want: str, says: str,
+                                        reads: str) -> None:
     row = S.sanitize_one(CATALOG, RID, "memcheck", max_n=1000, timeout_s=5, runner=_fake(text, status, checks))
     assert (row.subject, row.kind, row.params, row.shape, row.status) == (RID, "sanitizer", {"tool": "memcheck"},
                                                                          {"max_n": 1000}, want)
     assert says in row.detail, row.detail
+    assert S.outcome(row.status, row.detail) == reads  # what the site calls it
     if checks:  # the kernel it watched: the child's verification names it
         assert (row.source_hash, row.target, row.nvrtc) == ("abc123", "sm_90a", "13.0")
 

@@ -167,9 +167,12 @@ def write_synthetic_evidence(root: Path) -> None:
     rows.append(row(OLD_RUN, "block-reduce/shared-tree", "realization",
                     {"block": 128, "items": 4, "dtype": "float32", "op": "sum"}, {"n": 1 << 20}, 9999.0,
                     source_hash="old"))
-    # compute-sanitizer rows (epldb/sanitize.py): one tool clean, one with a report that carries markup.
+    # compute-sanitizer rows (epldb/sanitize.py): one tool clean, one with a report that carries markup,
+    # one with no report and a check that failed under the tool.
     for tool, status, detail in (("memcheck", "passed", "clean: 0 errors; 8 verification check(s), 0 failed"),
-                                 ("racecheck", "incorrect", "1 racecheck error(s): Error: Race <b>reported</b>")):
+                                 ("racecheck", "incorrect", "1 racecheck error(s): Error: Race <b>reported</b>"),
+                                 ("synccheck", "incorrect", "0 synccheck errors, but the verification failed (exit 1); "
+                                                            "8 verification check(s), 1 failed")):
         rows.append({**row(SANITIZE_RUN, "block-reduce/warp-shuffle", "sanitizer", {"tool": tool}, {"max_n": 4096},
                            None, status), "source_hash": "fresh", "detail": detail, "err_max_rel": "",
                      "err_rel_l2": ""})

@@ -129,7 +129,8 @@ def test_realization_page_shows_its_sanitizer_status(synthetic_site) -> None:
     page = synthetic_site.html(synthetic_site.pages["realization:block-reduce/warp-shuffle"])
     text, raw = visible_text(page), page.read_text(encoding="utf-8")
     assert "Sanitizer" in text and "memcheck" in text and "racecheck" in text
-    assert "clean" in text and "incorrect" in text and "20250101T020000Z-sanitize-synthetic" in text
+    assert "clean" in text and "errors" in text and "20250101T020000Z-sanitize-synthetic" in text
+    assert "check failed" in text  # no report from the tool, a failed check under it
     assert "Race <b>reported</b>" in text and "<b>reported" not in raw  # evidence text shown as text
     other = visible_text(synthetic_site.html(synthetic_site.pages["realization:block-reduce/shared-tree"]))
     assert "epldb sanitize block-reduce/shared-tree" in other  # not run yet: how to run it
@@ -172,9 +173,11 @@ def test_evidence_status_grids_every_realization_under_each_sanitizer_tool(synth
     page = synthetic_site.html(layout.EVIDENCE_STATUS)
     text, raw = visible_text(page), page.read_text(encoding="utf-8")
     pairs = 4 * sum(key.startswith("realization:") for key in synthetic_site.pages)
-    # the synthetic evidence: warp-shuffle clean under memcheck, a race under racecheck, nothing else run
-    assert (f"of {pairs} (realization, tool) pairs, 1 clean, 1 with errors, 0 failed to run, 0 clean on a kernel "
-            f"that changed since, {pairs - 2} not run") in " ".join(text.split())
+    # the synthetic evidence: warp-shuffle clean under memcheck, a race under racecheck, a check failed
+    # under synccheck with no report, nothing else run
+    assert (f"of {pairs} (realization, tool) pairs, 1 clean, 1 with errors, 1 with no error reported but a "
+            f"verification check failed under the tool, 0 failed to run, 0 clean on a kernel that changed since, "
+            f"{pairs - 3} not run") in " ".join(text.split())
     assert "memcheck" in text and "initcheck" in text
     assert "Race &lt;b&gt;reported&lt;/b&gt;" in raw and "<b>reported" not in raw  # the detail, escaped
 

@@ -88,10 +88,10 @@ def write_evidence_status(site: Site) -> Page:
 def _sanitizer_status(site: Site, page: Page) -> None:
     """Every realization under each compute-sanitizer tool: its newest row over all devices, as a
     grid, with the counts above it (the bar: no errors anywhere, every pair fresh)."""
-    from epldb.sanitize import TOOLS
+    from epldb.sanitize import OUTCOMES, TOOLS, outcome
 
     page.heading(2, "Sanitizer")
-    grid, tally = [], {"clean": 0, "errors": 0, "failed to run": 0, "stale": 0, "not run": 0}
+    grid, tally = [], {**dict.fromkeys(OUTCOMES, 0), "stale": 0, "not run": 0}
     for r in site.cat.realizations.values():
         newest = site.sanitizer_newest(r.id)
         cells = []
@@ -102,8 +102,7 @@ def _sanitizer_status(site: Site, page: Page) -> None:
                 cells.append(dash())
             else:
                 row = mine.sort_values(["utc", "run"]).iloc[-1]
-                status = str(row["status"])
-                state = ("clean" if status == "passed" else "errors" if status == "incorrect" else "failed to run")
+                state = outcome(str(row["status"]), str(row["detail"]))
                 if state == "clean" and bool(row["stale"]):
                     state = "stale"
                 kind = {"clean": "pass", "stale": "stale"}.get(state, "fail")
@@ -114,6 +113,7 @@ def _sanitizer_status(site: Site, page: Page) -> None:
     page.raw(f'<div class="epl-summary"><p>Each realization\'s verification (odd shapes, poisoned outputs) under '
              f"memcheck, racecheck, synccheck and initcheck (<code>epldb sanitize</code>): of {pairs} "
              f"(realization, tool) pairs, {tally['clean']} clean, {tally['errors']} with errors, "
+             f"{tally['check failed']} with no error reported but a verification check failed under the tool, "
              f"{tally['failed to run']} failed to run, {tally['stale']} clean on a kernel that changed since, "
              f"{tally['not run']} not run.</p></div>")
     if grid:

@@ -115,10 +115,12 @@ def _sanitizer_section(site: Site, page: Page, r: Realization) -> None:
         page.para(f"Not run under compute-sanitizer yet: <code>epldb sanitize {esc(r.id)}</code> on a GPU runs its "
                   "verification under memcheck, racecheck, synccheck and initcheck.", "epl-empty")
         return
+    from epldb.sanitize import outcome
+
     body = []
     for row in newest.itertuples(index=False):
-        clean = str(row.status) == "passed"
-        status = badge("clean", "pass") if clean else badge(str(row.status), "fail")
+        state = outcome(str(row.status), str(row.detail))
+        status = badge(state, "pass" if state == "clean" else "fail")
         if bool(row.stale):
             status += " " + badge("stale", "stale")
         body.append([site.device_link(page, str(row.device)), esc(str(params_dict(row.params).get("tool", ""))), status,
