@@ -30,11 +30,13 @@ _INTERNAL = re.compile(r"(\d+)(_INTERNAL_)")
 
 
 def _internal_names_normalized(text: str) -> str:
+    """``text`` with each internal namespace (its length prefix, then that many characters) as
+    ``_INTERNAL_`` alone."""
     out, at = [], 0
     for m in _INTERNAL.finditer(text):
-        if m.start() < at:
-            continue
         end = m.start(2) + int(m.group(1))
+        if m.start() < at or end > len(text):
+            continue
         out += [text[at:m.start()], "_INTERNAL_"]
         at = end
     return "".join(out) + text[at:]
