@@ -123,8 +123,10 @@ def run_child(argv: list[str], timeout_s: float) -> tuple[int | None, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-#: The detail of a row whose tool reported nothing while the verification under it failed.
-_CHECK_FAILED = re.compile(r"0 \w+ errors, but the verification failed")
+#: How the detail of a row whose tool reported nothing, while the verification under it failed,
+#: begins after "0 <tool> " (sanitize_one writes it, outcome reads it).
+CHECK_FAILED = "errors, but the verification failed"
+_CHECK_FAILED = re.compile(rf"0 \w+ {re.escape(CHECK_FAILED)}")
 
 #: What a row says to a reader, in the order of the site's tallies.
 OUTCOMES = ("clean", "errors", "check failed", "failed to run")
@@ -174,7 +176,7 @@ def sanitize_one(catalog: "Catalog", realization_id: str, tool: str, *, max_n: i
         row.detail = f"clean: 0 errors; {counted}"
     elif report.errors == 0 and checks:
         row.status = "incorrect"
-        row.detail = f"0 {tool} errors, but the verification failed (exit {status}); {counted}"
+        row.detail = f"0 {tool} {CHECK_FAILED} (exit {status}); {counted}"
         # Which check: what the next session needs to tell a fault the tool provokes from a draft's
         # known inaccuracy (the child's own rows are dropped with its scratch folder).
         bad = next(c for c in checks if c.get("status") != "passed")
