@@ -11,6 +11,7 @@ In a probe (on the device, with torch and the repository's epldb importable)::
     sys.path.insert(0, "tools"); import ncu
     ncu.launch_in_range(go)                         # three warm-ups, then one launch in 'prof'
     ncu.profile_row_cases(cases, rows, cols)        # the same for row operators at one shape
+    ncu.profile_cases(cases)                        # any contract: (realization, shape, point)
 
 Around it::
 
@@ -85,6 +86,24 @@ def profile_row_cases(cases: Sequence[tuple[str, str, dict[str, Any]]], rows: in
         arrays.update(launcher.allocate_outputs())
         launch_in_range(launcher.bind(arrays))
         print("done", rid, dtype, flush=True)
+
+
+def profile_cases(cases: Sequence[tuple[str, dict[str, int], dict[str, Any]]], root: str | None = None) -> None:
+    """For each (realization, shape, point) of any contract: its inputs as the contract makes them
+    (fresh random on the device, seed 0), then ``launch_in_range``."""
+    import cupy
+
+    from epldb.catalog import default_catalog
+    from epldb.contracts.base import make_rng
+    from epldb.runner import prepare
+
+    catalog = default_catalog(root)
+    for rid, shape, point in cases:
+        launcher = prepare(catalog, rid, shape, point)
+        arrays = launcher.contract.make_inputs(shape, point["dtype"], launcher.point, make_rng(cupy, 0), cupy)
+        arrays.update(launcher.allocate_outputs())
+        launch_in_range(launcher.bind(arrays))
+        print("done", rid, shape, point, flush=True)
 
 
 def launches(text: str) -> dict[str, dict[str, str]]:
