@@ -7,6 +7,7 @@
 // the warp reads the tile's columns to store along y's rows: both global sides coalesced, the shared
 // layout (epl/tile/shared_tile.cuh) deciding the column reads' bank conflicts. EDGE adds the bounds
 // checks of a tile that reaches past the matrix; interior tiles run without them.
+// transpose_tile_sector_stores: staged, with y's row segments shifted to whole sectors (below).
 //
 // Records: catalog/realizations/transpose/*.yaml.
 #pragma once
@@ -48,6 +49,77 @@ __device__ __forceinline__ void transpose_tile_staged(const T* __restrict__ x, T
     for (int j = 0; j < TILE; j += 32) {
       const int c = ty + k, r = tx + j;  // y's row c0 + c, its element r0 + r
       if (!EDGE || (c0 + c < cols && r0 + r < rows)) y[static_cast<size_t>(c0 + c) * rows + r0 + r] = tile.at(r, c);
+    }
+  }
+}
+
+// transpose_tile_sector_stores: as transpose_tile_staged, but every 32-byte sector of y is written
+// whole by one warp store, whatever y's row length. With rows R not a multiple of a sector's E = 32 /
+// sizeof(T) elements, the TILE-aligned segments of y's rows start inside sectors, and the two sectors
+// at a segment's ends are each written half by this block and half by the next (partial sectors,
+// which the L2 must fill from DRAM before it can write them back under ECC). Here each y row's
+// segment is shifted down by its start's offset s within a sector (0 <= s < E; the same for every
+// block of that row, since TILE * sizeof(T) is a whole number of sectors): block rows [r0 - s, r0 +
+// TILE - s). The block stages x rows [r0 - (E - 1), r0 + TILE) to cover every shift (E - 1 rows
+// more than the staged tile reads; from L2, where the neighbouring block read them too), and a warp
+// stores 128 bytes of a row, a 4-byte word a lane (two bf16 elements packed), at a sector boundary.
+// Launch: TILE * sizeof(T) a multiple of 128, blocks (32, BY), gridDim.y = ceil_div(rows + E - 1,
+// TILE) (the shifted segments reach E - 1 past the last aligned one). EDGE: the bounds checks of a
+// block with r0 < E - 1, r0 + TILE > rows or c0 + TILE > cols, and element stores there.
+template <int TILE, int BY, typename T>
+struct SectorTile {
+  static constexpr int kSector = 32 / static_cast<int>(sizeof(T));  // elements a 32-byte sector holds
+  static constexpr int kRows = TILE + kSector - 1;                  // x rows staged
+  static constexpr int kPerLane = 4 / static_cast<int>(sizeof(T));  // elements a lane stores at once
+  static_assert(TILE * sizeof(T) % 128 == 0 && sizeof(T) <= 4, "a warp store is 128 bytes of whole sectors");
+  using Tile = SharedTile<T, kRows, TILE, TileLayout::kPadded>;  // pitch TILE + 1: columns conflict-free
+};
+
+template <int TILE, int BY, bool EDGE, typename T>
+__device__ __forceinline__ void transpose_tile_sector_stores(const T* __restrict__ x, T* __restrict__ y, int rows,
+                                                             int cols, int r0, int c0,
+                                                             typename SectorTile<TILE, BY, T>::Tile tile) {
+  using S = SectorTile<TILE, BY, T>;
+  constexpr int E = S::kSector, V = S::kPerLane;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int first = r0 - (E - 1);  // x row of tile row 0
+#pragma unroll
+  for (int k = 0; k < (S::kRows + BY - 1) / BY; ++k) {
+    const int i = ty + k * BY;
+    if (i < S::kRows) {
+#pragma unroll
+      for (int j = 0; j < TILE; j += 32) {
+        const int r = first + i, c = c0 + tx + j;
+        if (!EDGE || (r >= 0 && r < rows && c < cols)) tile.at(i, tx + j) = x[static_cast<size_t>(r) * cols + c];
+      }
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < TILE; k += BY) {
+    const int c = c0 + ty + k;  // y's row
+    if (EDGE && c >= cols) continue;
+    T* row = y + static_cast<size_t>(c) * rows;
+    const int s = static_cast<int>((reinterpret_cast<size_t>(row + r0) & 31) / sizeof(T));
+    const int a = r0 - s;  // the segment's first element: a sector boundary
+#pragma unroll
+    for (int j = 0; j < TILE; j += 32 * V) {
+      const int r = a + j + tx * V;
+      const int i = r - first;
+      if (!EDGE) {
+        if constexpr (V == 1) {
+          row[r] = tile.at(i, ty + k);
+        } else {
+          struct alignas(4) Word { T v[V]; } w;
+#pragma unroll
+          for (int v = 0; v < V; ++v) w.v[v] = tile.at(i + v, ty + k);
+          *reinterpret_cast<Word*>(row + r) = w;
+        }
+      } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+          if (r + v >= 0 && r + v < rows) row[r + v] = tile.at(i + v, ty + k);
+      }
     }
   }
 }
