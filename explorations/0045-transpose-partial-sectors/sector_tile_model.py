@@ -3,7 +3,7 @@
 transpose_tile_sector_stores; experiment 0045): every block's staged rows and shifted stores,
 replayed in Python. Checks that every element of y is written exactly once and with its value,
 that every staged row read is inside x, and that every interior warp store starts on a 32-byte
-sector. Run it after changing the kernel's arithmetic: `python3 tools/probes/sector_tile_model.py`.
+sector. Run: `python3 explorations/0045-transpose-partial-sectors/sector_tile_model.py`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// tools/probes/cluster_synccheck.cu — experiment 0044 (catalog/experiments/0044-synccheck-cluster-16.yaml):
+// explorations/0044-synccheck-cluster-16/cluster_synccheck.cu — experiment 0044 (catalog/experiments/0044-synccheck-cluster-16.yaml):
 // does compute-sanitizer's synccheck fail kernels at the non-portable cluster size 16 that pass at 8,
 // and which cluster mechanism does it take? Three kernels, one row per cluster, each on the shared
 // blocks the staged row kernels use:
@@ -7,7 +7,7 @@
 //   staged   — the row's slices staged by cp.async.bulk (bulk_copy_to_shared, an mbarrier), then
 //              summed and exchanged as in `exchange`: the staged bodies' structure.
 // Each prints PASS or FAIL (first wrong row, or the CUDA error) per (kernel, cluster).
-//   nvcc -std=c++17 -arch=sm_90a -I kernels/include -o /tmp/probe tools/probes/cluster_synccheck.cu
+//   nvcc -std=c++17 -arch=sm_90a -I kernels/include -o /tmp/probe explorations/0044-synccheck-cluster-16/cluster_synccheck.cu
 //   /tmp/probe; compute-sanitizer --tool synccheck /tmp/probe
 #include <cmath>
 #include <cstdio>
