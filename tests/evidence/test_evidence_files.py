@@ -183,8 +183,13 @@ def test_lint_rule_with_evidence(tmp_path: Path) -> None:
     _write_run(root2, "20260101T000000Z-verify-aaaa", [row("passed", 31, "f" * 64)])
     (p,) = evidence_problems(cat2)  # re-measure pending: a warning until a GPU run, an error under --strict
     assert p.severity == "warning" and p.message.startswith("stale, re-measure pending: 1 row(s)")
+    # This repository records no compile facts, so nothing says whether the machine code changed:
+    # the message names the step without a GPU first.
+    assert ("today's has no compile facts to tell whether its machine code changed: run 'epldb compile --record "
+            "tile-sum/naive' (no GPU") in p.message and "'epldb verify tile-sum/naive' on a GPU for the rest" in p.message
     (p,) = evidence_problems(cat2, strict=True)
-    assert p.severity == "error" and "(1 stale row(s): the kernel changed since they were measured)" in p.message
+    assert p.severity == "error" and ("(1 stale row(s): today's source has no compile facts, and 'epldb compile "
+                                      "--record tile-sum/naive' may keep them)") in p.message
 
 
 def test_lint_rule_module_follows_the_rule_protocol(tmp_path: Path) -> None:
