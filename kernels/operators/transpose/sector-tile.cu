@@ -17,7 +17,7 @@ template <int ROW_BYTES, int BY, typename T>
 __global__ void __launch_bounds__(32 * BY)
 transpose_sector(const T* __restrict__ x, T* __restrict__ y, int /*batch*/, int rows, int cols) {
   constexpr int TILE = ROW_BYTES / static_cast<int>(sizeof(T));
-  using S = epl::SectorTile<TILE, BY, T>;
+  using S = epl::SectorTile<TILE, T>;
   __shared__ T smem[S::Tile::kElements];
   const size_t plane = static_cast<size_t>(rows) * cols * blockIdx.z;
   const int c0 = blockIdx.x * TILE, r0 = blockIdx.y * TILE;

@@ -66,7 +66,7 @@ __device__ __forceinline__ void transpose_tile_staged(const T* __restrict__ x, T
 // Launch: TILE * sizeof(T) a multiple of 128, blocks (32, BY), gridDim.y = ceil_div(rows + E - 1,
 // TILE) (the shifted segments reach E - 1 past the last aligned one). EDGE: the bounds checks of a
 // block with r0 < E - 1, r0 + TILE > rows or c0 + TILE > cols, and element stores there.
-template <int TILE, int BY, typename T>
+template <int TILE, typename T>
 struct SectorTile {
   static constexpr int kSector = 32 / static_cast<int>(sizeof(T));  // elements a 32-byte sector holds
   static constexpr int kRows = TILE + kSector - 1;                  // x rows staged
@@ -78,8 +78,8 @@ struct SectorTile {
 template <int TILE, int BY, bool EDGE, typename T>
 __device__ __forceinline__ void transpose_tile_sector_stores(const T* __restrict__ x, T* __restrict__ y, int rows,
                                                              int cols, int r0, int c0,
-                                                             typename SectorTile<TILE, BY, T>::Tile tile) {
-  using S = SectorTile<TILE, BY, T>;
+                                                             typename SectorTile<TILE, T>::Tile tile) {
+  using S = SectorTile<TILE, T>;
   constexpr int E = S::kSector, V = S::kPerLane;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int first = r0 - (E - 1);  // x row of tile row 0
