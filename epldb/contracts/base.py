@@ -145,10 +145,12 @@ class Contract(ABC):
     output_names: ClassVar[tuple[str, ...]]
     #: Parameters every realization under this contract must declare (the harness reads them).
     required_params: ClassVar[tuple[str, ...]] = ()
-    #: Float scalars of the problem by name (a norm's ``{"eps": 1e-5}``): a launch plan passes one
-    #: by naming it bare in ``args``, and the kernel receives it as a 32-bit float. Part of the
-    #: problem, not a parameter: every realization and peer solves it with these values.
-    scalar_args: ClassVar[dict[str, float]] = {}
+    #: Scalars of the problem by name (a norm's ``{"eps": 1e-5}``, cross-entropy's
+    #: ``{"ignore_index": -100}``): a launch plan passes one by naming it bare in ``args``; the
+    #: kernel receives a float as a 32-bit float, an int as a 32-bit int. Part of the problem, not a
+    #: parameter: every realization and peer solves it with these values (epldb.ops passes the
+    #: caller's at run time).
+    scalar_args: ClassVar[dict[str, float | int]] = {}
     #: Shapes every realization is verified at: sizes that are multiples of nothing, and large.
     verify_shapes: ClassVar[tuple[Shape, ...]]
     #: Timing shapes: from launch-latency-bound to far beyond L2.
@@ -177,6 +179,12 @@ class Contract(ABC):
         """A float scalar as kernels receive it: ``scalar_args[name]`` rounded to float32. The
         reference uses this value, so the problem is the one the kernel is handed."""
         return float(np.float32(self.scalar_args[name]))
+
+    def int_scalar(self, name: str) -> int:
+        """An integer scalar (``scalar_args[name]``, a 32-bit int in the kernel)."""
+        v = self.scalar_args[name]
+        assert isinstance(v, int) and not isinstance(v, bool), f"{self.name}: scalar '{name}' is not an int"
+        return v
 
     def tolerance_for(self, point: Point, peer: "Peer | None" = None) -> Tolerance:
         """The tolerance of a point's dtype; a peer's own tolerance where it declares one."""

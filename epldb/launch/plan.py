@@ -96,8 +96,9 @@ class ArrayArg:
 @dataclass(frozen=True)
 class ScalarArg:
     """A scalar argument: an integer expression, passed as a 32-bit signed integer (the kernels'
-    ``int n``), or one of the contract's float scalars (``Contract.scalar_args``, e.g. a norm's
-    ``eps``), passed as a 32-bit float (``float eps``)."""
+    ``int n``), or one of the contract's scalars (``Contract.scalar_args``): a float (a norm's
+    ``eps``) passed as a 32-bit float (``float eps``), an int (cross-entropy's ``ignore_index``) as
+    a 32-bit int."""
 
     value: int | float
     text: str
@@ -462,10 +463,11 @@ def plans_in_domain(realization: Realization, contract: "Contract", shapes: Sequ
 
 def contract_arrays(contract: "Contract") -> dict[str, Binding]:
     """What a plan's ``args`` may pass bare from the contract: its inputs and outputs (by role)
-    and its float scalars (``scalar_args``, as float32 arguments of the contract's value)."""
+    and its scalars (``scalar_args``: float32 or int32 arguments of the contract's value)."""
     roles: dict[str, Binding] = {n: "input" for n in contract.input_names}
     roles.update({n: "output" for n in contract.output_names})
-    roles.update({n: ScalarArg(float(v), n, "float32") for n, v in contract.scalar_args.items()})
+    roles.update({n: ScalarArg(v, n, "int32") if isinstance(v, int) else ScalarArg(float(v), n, "float32")
+                  for n, v in contract.scalar_args.items()})
     return roles
 
 

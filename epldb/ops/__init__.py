@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from epldb.ops.arrays import Array, OpError, cupy_module, empty, inspect, same_place
+from epldb.ops.arrays import Array, OpError, empty, inspect, same_place
 from epldb.ops.dispatch import Dispatcher, dispatcher
 
 __all__ = ["Dispatcher", "OpError", "cross_entropy", "layernorm", "log_softmax", "logsumexp", "max", "rmsnorm",
@@ -42,7 +42,7 @@ def _check_vector(name: str, v: Array, x: Array, cols: int) -> None:
 
 
 def _run(subject: str, x: Array, inputs: dict[str, Array], shape: dict[str, int], outputs: dict[str, tuple[tuple[int, ...], str]],
-         problem: dict[str, Any] | None = None, scalars: dict[str, float] | None = None) -> dict[str, Any]:
+         problem: dict[str, Any] | None = None, scalars: dict[str, float | int] | None = None) -> dict[str, Any]:
     d = dispatcher()
     if x.device != d.device:
         d.on_device(x)
@@ -149,9 +149,11 @@ _REDUCTIONS = ("none", "mean", "sum")
 def cross_entropy(logits: Any, target: Any, ignore_index: int = -100, reduction: str = "mean") -> Any:
     """torch.nn.functional.cross_entropy(logits, target, ignore_index=..., reduction=...) over the last
     dimension of logits, float32. Rows whose target is ignore_index give 0 and leave the mean; a
-    target outside [0, classes) gives NaN (checked on the device, not synchronized)."""
+    target outside [0, classes) gives NaN (the kernel's, on the device: nothing is synchronized)."""
     if reduction not in _REDUCTIONS:
         raise OpError(f"reduction must be one of {', '.join(_REDUCTIONS)}; got {reduction!r}")
+    if not isinstance(ignore_index, int) or isinstance(ignore_index, bool) or not -(2**31) <= ignore_index < 2**31:
+        raise OpError(f"ignore_index must be an int in the 32-bit range; got {ignore_index!r}")
     a = inspect("logits", logits)
     rows, cols = _rows(a, -1, "cross_entropy")
     t = inspect("target", target, dtypes=("int64",))
@@ -160,31 +162,15 @@ def cross_entropy(logits: Any, target: Any, ignore_index: int = -100, reduction:
         raise OpError(f"target has shape {t.shape}; it must be logits.shape[:-1] = {a.shape[:-1]}")
     if cols == 0 and rows:
         raise OpError("logits have 0 classes: a cross-entropy needs at least one")
-    lib = _lib(a)
-    flat = target.reshape(-1)
-    ignored = flat == ignore_index
-    valid = (flat >= 0) & (flat < cols)
-    safe = lib.where(valid, flat, 0)  # the kernel reads x[r, target[r]]: never outside the row
-    if lib.__name__ == "torch":
-        safe = safe.contiguous()
-    if rows:
-        loss = _run("cross-entropy", a, {"x": a, "target": inspect("target", safe, dtypes=("int64",))},
-                    {"rows": rows, "cols": cols}, {"loss": ((rows,), "float32")})["loss"]
+    if rows:  # the kernel gives 0 for ignored rows and NaN for targets outside the row
+        loss = _run("cross-entropy", a, {"x": a, "target": t}, {"rows": rows, "cols": cols},
+                    {"loss": (a.shape[:-1], "float32")}, scalars={"ignore_index": ignore_index})["loss"]
     else:
-        loss = _fill(a, (0,), 0.0)
-    loss = lib.where(ignored, 0.0, lib.where(valid, loss, float("nan")))
+        loss = _fill(a, a.shape[:-1], 0.0)
     if reduction == "none":
-        return loss.reshape(a.shape[:-1])
+        return loss
     if reduction == "sum":
         return loss.sum()
-    kept = (~ignored).sum()
+    kept = (target != ignore_index).sum()
     return loss.sum() / kept  # 0 / 0 = NaN when every row is ignored, as PyTorch gives
-
-
-def _lib(a: Array) -> Any:
-    if a.library == "torch":
-        import torch
-
-        return torch
-    return cupy_module()
 

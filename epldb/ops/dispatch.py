@@ -59,7 +59,14 @@ def _cu_launch() -> Any:
     return _CU_LAUNCH
 
 
-_C_TYPES = {"array": ctypes.c_uint64, "scalar": ctypes.c_float, "value": ctypes.c_int32}
+def _c_value(kind: str, v: Any) -> Any:
+    """The C value of one kernel parameter: a pointer (written per call), an integer written once,
+    or a contract scalar (rewritten per call) as 32-bit float or int by its default's type."""
+    if kind == "array":
+        return ctypes.c_uint64(0)
+    if kind == "value":
+        return ctypes.c_int32(v)
+    return (ctypes.c_int32 if isinstance(v[1], int) else ctypes.c_float)(v[1])
 
 
 @dataclass(frozen=True)
@@ -69,14 +76,14 @@ class Step:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared: int
-    args: tuple[tuple[str, Any], ...]  # ("array", name) | ("scalar", (name, default)) | ("value", int)
+    args: tuple[tuple[str, Any], ...]  # ("array", name) | ("scalar", (name, default: float or int)) | ("value", int)
     # The argument block: one C value per kernel parameter (integers written once), and the
     # addresses array passed as cuLaunchKernel's kernelParams; a call rewrites pointers and scalars.
     values: tuple[Any, ...]
     params: Any
     params_at: int  # its address
     pointers: tuple[tuple[Any, str], ...]  # (C value, array name)
-    scalars: tuple[tuple[Any, str, float], ...]  # (C value, scalar name, its default)
+    scalars: tuple[tuple[Any, str, float | int], ...]  # (C value, scalar name, its default)
     split: Any | None = None  # the split entry (pick_entry: arrays at one offset mod 16, not all 16-byte aligned)
     entry_splits: bool = False  # `function` is the split entry itself
 
@@ -84,7 +91,7 @@ class Step:
     def make(cls, function: Any, fallback: Any | None, grid: tuple[int, int, int], block: tuple[int, int, int],
              shared: int, args: tuple[tuple[str, Any], ...], split: Any | None = None,
              entry_splits: bool = False) -> "Step":
-        values = tuple(_C_TYPES[kind](v if kind == "value" else 0) for kind, v in args)
+        values = tuple(_c_value(kind, v) for kind, v in args)
         params = (ctypes.c_void_p * max(len(values), 1))(*(ctypes.addressof(v) for v in values))
         return cls(function, fallback, grid, block, shared, args, values, params, ctypes.addressof(params),
                    tuple((c, v) for c, (kind, v) in zip(values, args) if kind == "array"),
@@ -179,8 +186,8 @@ class Dispatcher:
                 elif isinstance(a, TensorMapArg):
                     raise RunError("skipped", f"{choice.realization} takes tensor map '{a.name}', which epldb.ops "
                                    "does not encode yet; epldb.run launches it")
-                elif a.dtype == "float32":
-                    args.append(("scalar", (a.text, float(a.value))))
+                elif a.text in launcher.contract.scalar_args:  # the caller's value at run time
+                    args.append(("scalar", (a.text, a.value)))
                 else:
                     args.append(("value", int(a.value)))
             steps.append(Step.make(fn, fallback, step.grid, step.block, step.shared_bytes, tuple(args), split,
@@ -201,7 +208,7 @@ class Dispatcher:
             raise OpError(f"x is on CUDA device {x.device}, and epldb.ops runs on one GPU a process: device "
                           f"{self.device}, the first it was called on (its kernels are loaded there)")
 
-    def launch(self, plan: Plan, x: Array, pointers: dict[str, int], scalars: Mapping[str, float]) -> list[Any]:
+    def launch(self, plan: Plan, x: Array, pointers: dict[str, int], scalars: Mapping[str, float | int]) -> list[Any]:
         """Launch the plan's steps; returns the scratch buffers (kept alive until the launch is queued)."""
         keep: list[Any] = []
         for name, dtype, count, zero in plan.scratch:

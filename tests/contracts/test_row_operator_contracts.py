@@ -35,7 +35,7 @@ class Case:
     outputs: tuple[tuple[str, str | None, str], ...]
     ceiling: str
     flops_per_element: int
-    scalars: dict[str, float]
+    scalars: dict[str, float | int]
     kernel_args: tuple[str, ...]
 
 
@@ -45,7 +45,8 @@ CASES = (
     Case("row-logsumexp", "logsumexp", (("x", None, "matrix"),), (("out", "float32", "rows"),), "read", 5, {},
          ("x", "out", "rows", "cols")),
     Case("row-cross-entropy", "cross-entropy", (("x", None, "matrix"), ("target", "int64", "rows")),
-         (("loss", "float32", "rows"),), "read", 5, {}, ("x", "target", "loss", "rows", "cols")),
+         (("loss", "float32", "rows"),), "read", 5, {"ignore_index": -100},
+         ("x", "target", "loss", "rows", "cols", "ignore_index")),
     Case("row-rmsnorm", "rmsnorm", (("x", None, "matrix"), ("weight", None, "cols")), (("y", None, "matrix"),),
          "copy", 4, {"eps": 1e-6}, ("x", "weight", "y", "rows", "cols", "eps")),
     Case("row-layernorm", "layernorm", (("x", None, "matrix"), ("weight", None, "cols"), ("bias", None, "cols")),
@@ -138,13 +139,16 @@ def test_bytes_moved_examples() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.contract)
-def test_float_scalars_are_the_contracts_and_reach_launch_plans_as_float32(case: Case) -> None:
+def test_scalars_are_the_contracts_and_reach_launch_plans_as_float32_or_int32(case: Case) -> None:
     c = get_contract(case.contract)
     assert c.scalar_args == case.scalars
     bindings = contract_arrays(c)
     for name, value in case.scalars.items():
-        assert bindings[name] == ScalarArg(value, name, "float32")
-        assert c.scalar(name) == float(np.float32(value)) != value  # what the kernel and the reference use
+        if isinstance(value, int):
+            assert bindings[name] == ScalarArg(value, name, "int32") and c.int_scalar(name) == value
+        else:
+            assert bindings[name] == ScalarArg(value, name, "float32")
+            assert c.scalar(name) == float(np.float32(value)) != value  # what the kernel and the reference use
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.contract)

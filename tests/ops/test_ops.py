@@ -31,6 +31,8 @@ def test_host_arrays_and_foreign_objects_are_refused_plainly() -> None:
         ops.sum([1.0, 2.0])
     with pytest.raises(ops.OpError, match="reduction must be one of none, mean, sum"):
         ops.cross_entropy(None, None, reduction="avg")
+    with pytest.raises(ops.OpError, match="ignore_index must be an int in the 32-bit range; got 1.5"):
+        ops.cross_entropy(None, None, ignore_index=1.5)
     with pytest.raises(ops.OpError, match="eps must be a finite number >= 0"):
         ops.rmsnorm(None, None, eps=-1.0)
     assert issubclass(ops.OpError, ValueError) and issubclass(ops.OpError, RunError)
@@ -167,8 +169,27 @@ def test_leading_dimensions_and_cross_entropy_reductions_follow_torch() -> None:
         got = ops.cross_entropy(logits, target, reduction=reduction)
         assert torch.allclose(got.double().reshape(want.shape), want, rtol=1e-5, atol=1e-6), reduction
     target[1, 1] = 32001  # out of range: NaN there, never a read outside the row
+    target[1, 2] = -1  # negative and not ignore_index: NaN too
     loss = ops.cross_entropy(logits, target, reduction="none")
-    assert math.isnan(float(loss[1, 1])) and torch.isfinite(loss[2]).all()
+    assert math.isnan(float(loss[1, 1])) and math.isnan(float(loss[1, 2])) and torch.isfinite(loss[2]).all()
+
+
+@pytest.mark.gpu
+def test_ignore_index_is_a_run_time_argument() -> None:
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    logits = torch.randn(300, 5003, device="cuda")
+    target = torch.randint(0, 5003, (300,), device="cuda")
+    target[::7] = 11
+    target[1::7] = -100
+    for ignore_index in (-100, 11, 0):
+        for reduction in ("none", "mean"):
+            t = target.clamp(min=0) if ignore_index != -100 else target  # torch raises on -100 unless it is ignored
+            want = F.cross_entropy(logits.double(), t, ignore_index=ignore_index, reduction=reduction)
+            got = ops.cross_entropy(logits, t, ignore_index=ignore_index, reduction=reduction)
+            assert torch.allclose(got.double(), want, rtol=1e-5, atol=1e-6), (ignore_index, reduction)
+    with pytest.raises(ops.OpError, match="ignore_index must be an int"):
+        ops.cross_entropy(logits, target, ignore_index=2**40)
 
 
 @pytest.mark.gpu

@@ -1,5 +1,6 @@
 // Record:       cross-entropy/online-cluster (catalog/realizations/cross-entropy/online-cluster.yaml)
-// Contract:     row-cross-entropy — loss[r] = logsumexp(x[r, :]) - x[r, target[r]], float32.
+// Contract:     row-cross-entropy — loss[r] = logsumexp(x[r, :]) - x[r, target[r]], float32 (0 where
+//               target[r] == ignore_index, NaN where it is outside the row).
 // Phases:       a cluster of CLUSTER blocks of BLOCK threads per row (compile-time __cluster_dims__):
 //               1. block rank k folds slice k of the row online into (m, l), every BLOCK-th
 //                  16-byte vector per thread, UNROLL in flight (PATH = epl::kSplitPath: the slice split by
@@ -21,9 +22,10 @@
 template <int CLUSTER, int BLOCK, int UNROLL, typename T, epl::RowPath PATH = epl::kAnyPath>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
 cross_entropy_online_cluster(const T* __restrict__ x,  // rows x cols, row-major
-                 const long long* __restrict__ target,  // rows: class index in [0, cols)
+                 const long long* __restrict__ target,  // rows: a class in [0, cols), or ignore_index
                  float* __restrict__ loss,  // rows
-                 int rows, int cols) {
-  epl::rows_to_values<epl::RowCluster<CLUSTER, BLOCK>, UNROLL, T, PATH>(epl::CrossEntropyValue<T>{x, target, cols}, x, loss, rows, cols);
+                 int rows, int cols,
+                 int ignore_index) {  // a row whose target is this gives 0
+  epl::rows_to_values<epl::RowCluster<CLUSTER, BLOCK>, UNROLL, T, PATH>(epl::CrossEntropyValue<T>{x, target, cols, ignore_index}, x, loss, rows, cols);
 }
 

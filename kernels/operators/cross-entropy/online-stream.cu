@@ -1,5 +1,6 @@
 // Record:       cross-entropy/online-stream (catalog/realizations/cross-entropy/online-stream.yaml)
-// Contract:     row-cross-entropy — loss[r] = logsumexp(x[r, :]) - x[r, target[r]], float32.
+// Contract:     row-cross-entropy — loss[r] = logsumexp(x[r, :]) - x[r, target[r]], float32 (0 where
+//               target[r] == ignore_index, NaN where it is outside the row).
 // Phases:       G consecutive threads per row (BLOCK = max(G, 256), BLOCK / G rows per block):
 //               1. every thread folds its share of the row online into (m, l): every G-th 16-byte
 //                  vector, UNROLL in flight (element loads if rows are not 16-byte aligned;
@@ -22,9 +23,10 @@
 template <int G, int UNROLL, bool TARGET_AHEAD, typename T, epl::RowPath PATH = epl::kAnyPath>
 __global__ void __launch_bounds__(epl::row_block_threads(G))
 cross_entropy_online_stream(const T* __restrict__ x,  // rows x cols, row-major
-                 const long long* __restrict__ target,  // rows: class index in [0, cols)
+                 const long long* __restrict__ target,  // rows: a class in [0, cols), or ignore_index
                  float* __restrict__ loss,  // rows
-                 int rows, int cols) {
-  epl::rows_to_values<epl::RowLanes<epl::row_block_threads(G), G>, UNROLL, T, PATH>(epl::CrossEntropyValue<T, TARGET_AHEAD>{x, target, cols}, x, loss, rows, cols);
+                 int rows, int cols,
+                 int ignore_index) {  // a row whose target is this gives 0
+  epl::rows_to_values<epl::RowLanes<epl::row_block_threads(G), G>, UNROLL, T, PATH>(epl::CrossEntropyValue<T, TARGET_AHEAD>{x, target, cols, ignore_index}, x, loss, rows, cols);
 }
 

@@ -3,7 +3,8 @@
 //
 // Records: catalog/realizations/{logsumexp,cross-entropy}/.
 //   LogSumExpValue          out[r] = m + log l.
-//   CrossEntropyValue       out[r] = m + log l - x[r, target[r]].
+//   CrossEntropyValue       out[r] = m + log l - x[r, target[r]]; 0 for an ignored row, NaN for a
+//                           target outside the row.
 #pragma once
 
 #include "../thread/convert.cuh"
@@ -35,16 +36,25 @@ struct LogSumExpValue {
 // both round trips before it exits.
 // AHEAD = true: before the fold, where they run under the fold's loads, but x_t then holds one
 // register in every thread through the fold (a cost where the fold sits at a residency threshold).
+// A target equal to ignore_index (a padded position) gives 0, and one outside [0, cols) gives NaN
+// (PyTorch raises): the logit load is skipped, so nothing outside the row is read. finish reads
+// target[r] again (with AHEAD, an L1 hit; without, the same load target_logit makes): a flag held
+// through the fold would cost every thread a register.
 template <typename T, bool AHEAD = false>
 struct CrossEntropyValue {
   const T* __restrict__ x;
   const long long* __restrict__ target;
   int cols;
+  int ignore_index;
   struct Ahead {
     float x_t;  // AHEAD only; a constant otherwise, which holds no register
   };
+  // x[row, t]; NaN for a target outside the row (never loaded), 0 for an ignored one (unused).
   __device__ __forceinline__ float target_logit(int row) const {
-    return to_float(x[static_cast<size_t>(row) * static_cast<size_t>(cols) + static_cast<size_t>(target[row])]);
+    const long long t = target[row];
+    if (t == ignore_index) return 0.0f;
+    if (t < 0 || t >= cols) return __int_as_float(0x7fffffff);
+    return to_float(x[static_cast<size_t>(row) * static_cast<size_t>(cols) + static_cast<size_t>(t)]);
   }
   __device__ __forceinline__ Ahead ahead(bool leads, int row) const {
     if constexpr (AHEAD) {
@@ -54,6 +64,7 @@ struct CrossEntropyValue {
     }
   }
   __device__ __forceinline__ float finish(const SoftmaxState& s, int row, Ahead a) const {
+    if (target[row] == ignore_index) return 0.0f;
     const float x_t = AHEAD ? a.x_t : target_logit(row);
     return (s.m - x_t) + logf(s.l);  // a row with a finite target logit has l >= exp(x_t - m) > 0
   }
