@@ -83,15 +83,26 @@ __device__ __forceinline__ void transpose_tile_sector_stores(const T* __restrict
   constexpr int E = S::kSector, V = S::kPerLane;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int first = r0 - (E - 1);  // x row of tile row 0
+  // Every load of the thread is issued before the first shared store: written as one loop, ptxas
+  // pairs each load with its store and a warp keeps one row (64 bytes in bf16) in flight.
+  constexpr int K = (S::kRows + BY - 1) / BY, J = TILE / 32;
+  T v[K][J];
 #pragma unroll
-  for (int k = 0; k < (S::kRows + BY - 1) / BY; ++k) {
+  for (int k = 0; k < K; ++k) {
+    const int i = ty + k * BY;
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int r = first + i, c = c0 + tx + 32 * j;
+      const bool in = i < S::kRows && (!EDGE || (r >= 0 && r < rows && c < cols));
+      v[k][j] = in ? x[static_cast<size_t>(r) * cols + c] : T{};
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
     const int i = ty + k * BY;
     if (i < S::kRows) {
 #pragma unroll
-      for (int j = 0; j < TILE; j += 32) {
-        const int r = first + i, c = c0 + tx + j;
-        if (!EDGE || (r >= 0 && r < rows && c < cols)) tile.at(i, tx + j) = x[static_cast<size_t>(r) * cols + c];
-      }
+      for (int j = 0; j < J; ++j) tile.at(i, tx + 32 * j) = v[k][j];
     }
   }
   __syncthreads();
