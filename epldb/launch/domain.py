@@ -8,7 +8,8 @@ for long rows wastes the machine on short ones. Its plan says so in ``launch.dom
         max: "group * vecs * (16 // dtype_bytes)"
         min: "group * vecs * (16 // dtype_bytes) // 4 + 1"
 
-Each key is a shape variable of the contract; ``min`` and ``max`` (both optional, inclusive) are
+Each key is a shape variable of the contract; ``min`` and ``max`` (both optional, inclusive) and
+``multiple`` (the served values are its multiples: a tensor map's rows are whole 16-byte units) are
 expressions of the launch-plan language over the parameters and shape variables. A (shape, point)
 pair outside the domain is not run: verification and timing skip it, and ``epldb.run`` refuses it
 with the bounds in the message. Lint checks that the expressions parse and name known values, and
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 RULE = "launch-plan"
 BOUNDS = ("min", "max")
+KEYS = (*BOUNDS, "multiple")
 
 
 def domain_of(realization: Realization) -> dict[str, dict[str, Any]]:
@@ -39,7 +41,7 @@ def domain_of(realization: Realization) -> dict[str, dict[str, Any]]:
 
 
 def bound_at(realization: Realization, var: str, key: str, env: Mapping[str, Any]) -> Any:
-    """The ``key`` ("min" or "max") bound of ``var`` evaluated at ``env``: an int, None where the
+    """The ``key`` ("min", "max" or "multiple") bound of ``var`` evaluated at ``env``: an int, None where the
     domain sets none, or the ExprError of an expression that does not evaluate."""
     text = domain_of(realization).get(var, {}).get(key)
     if text is None:
@@ -63,6 +65,11 @@ def outside_domain(realization: Realization, env: Mapping[str, Any]) -> str | No
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             span = f"[{'' if lo is None else lo}, {'' if hi is None else hi}]"
             return f"{var}={value} is outside this point's domain {var} in {span}"
+        step = bound_at(realization, var, "multiple", env)
+        if isinstance(step, ExprError):
+            return f"domain {var}.multiple {bounds['multiple']!r} does not evaluate: {step.message}"
+        if step is not None and (step < 1 or value % step):
+            return f"{var}={value} is outside this point's domain: {var} must be a multiple of {step}"
     return None
 
 
@@ -89,6 +96,9 @@ def fit_into_domain(realization: Realization, shape: Mapping[str, int], point: M
         lo, hi = (bound_at(realization, var, key, env) for key in BOUNDS)
         if isinstance(lo, ExprError) or isinstance(hi, ExprError):
             return None  # lint reports the expression
+        step = bound_at(realization, var, "multiple", env)
+        if isinstance(step, ExprError) or (step is not None and step < 1):
+            return None
         value = fitted[var]
         if hi is not None and value > hi:
             value = hi - (hi - value) % FIT_RESIDUE
@@ -96,6 +106,10 @@ def fit_into_domain(realization: Realization, shape: Mapping[str, int], point: M
             value = lo + (value - lo) % FIT_RESIDUE
         if hi is not None and value > hi:  # the range is narrower than the residue's period
             value = hi
+        if step is not None and value % step:  # the nearest multiple above (below where that passes hi)
+            value = value + step - value % step
+            if hi is not None and value > hi:
+                value -= step
         fitted[var] = max(value, 1)
     return fitted if in_domain(realization, fitted, point) else None
 
@@ -139,7 +153,7 @@ def check_domain(realization: Realization, contract: "Contract", numbers: set[st
                       f"({', '.join(contract.shape_vars)})")
             ok = False
             continue
-        for key in BOUNDS:
+        for key in KEYS:
             if key not in bounds:
                 continue
             expr = parse(bounds[key])

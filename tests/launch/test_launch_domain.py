@@ -123,3 +123,21 @@ def test_every_point_of_the_catalog_has_a_verification_shape() -> None:
             continue
         for point in r.points():
             assert shapes_for_point(r, point, contract.verify_shapes), (r.id, point)
+
+
+def test_a_multiple_serves_only_its_multiples_and_fits_others_up(tmp_path: Path) -> None:
+    # a tensor map's rows must be whole 16-byte units: n a multiple of 16 // 4 = 4 fp32 elements
+    r = realization(tmp_path, '  domain:\n    n:\n      multiple: "16 // 4"\n      max: 4099\n')
+    assert outside_domain(r, plan_env({"n": 4096}, POINT)) is None
+    assert outside_domain(r, plan_env({"n": 4097}, POINT)) == (
+        "n=4097 is outside this point's domain: n must be a multiple of 4")
+    assert shapes_for_point(r, POINT, [{"n": 4097}]) == [{"n": 4096}]  # 4100 is past max
+    assert shapes_for_point(r, POINT, [{"n": 13}]) == [{"n": 16}]
+    assert messages(check_plan(r, CONTRACT)) == []
+
+
+def test_lint_locates_a_bad_multiple(tmp_path: Path) -> None:
+    r = realization(tmp_path, '  domain:\n    n:\n      multiple: "lanes"\n')
+    got = messages(check_plan(r, CONTRACT))
+    assert len(got) == 1 and "$.launch.domain.n.multiple: domain n.multiple expression 'lanes', column 1: " \
+        "unknown name 'lanes'" in got[0], got

@@ -4,8 +4,10 @@
 // A block of 256 threads (2 warpgroups of 64 x BN) accumulates the k tiles [first, first + count)
 // of its tile into each warpgroup's registers (epl::WarpTile<16, BN>, mma.sync's m16n8 layout).
 // Thread 0 is the only producer: it announces (128 + BN) x 128 bytes a stage on the stage's
-// mbarrier and issues the two 128-byte-swizzled boxes (a_tiles [m, k] box 128 x 64, b_tiles [n, k]
-// box BN x 64; zeros past the matrix, so ragged m, n and k add nothing). STAGES - 2 k tiles are in
+// mbarrier and issues the 128-byte-swizzled boxes (a_tiles [m, k] box 128 x 64; B of layout nt,
+// b_tiles [n, k], one box BN x 64, K-major; of layout nn, b_tiles [k, n], BN / 64 boxes of 64 k x
+// 64 n side by side, N-major, read with wgmma_desc_sw128_mn and imm-trans-b; zeros past the
+// matrix, so ragged m, n and k add nothing). STAGES - 2 k tiles are in
 // flight ahead of the one consumed; one block barrier a k tile frees the slot of tile i - 2 (every
 // warpgroup passed wgmma.wait_group 1 at tile i - 1). The whole k range is one call (first 0, count
 // ceil_div(k, 64): gemm/tma-wgmma) or a slice of it (gemm/split-k). A count of 0 leaves the
@@ -14,6 +16,7 @@
 
 #include "../block/mbarrier.cuh"
 #include "../block/tensor_copy.cuh"
+#include "../tile/stage.cuh"  // GemmLayout
 #include "../tile/swizzle.cuh"
 #include "warp_tile.cuh"
 #include "wgmma.cuh"
@@ -22,7 +25,7 @@ namespace epl {
 
 #if EPL_HAS_WGMMA
 
-template <int BN, int STAGES>
+template <int BN, int STAGES, GemmLayout L = GemmLayout::nt>
 struct TmaWgmmaLoop {
   static constexpr int kBM = 128, kLead = STAGES - 2;
   static_assert(STAGES >= 3, "one slot for the running wgmma group, one landing, one in flight");
@@ -57,7 +60,13 @@ struct TmaWgmmaLoop {
         const int k0 = (first + tile) * kSwizzleRowElems;
         mbarrier_arrive_expect_bytes(bar, kStageBytes);
         tma_load_2d(s + slot * kStage, a_tiles, k0, m0, bar);
-        tma_load_2d(s + slot * kStage + kElemsA, b_tiles, k0, n0, bar);
+        if constexpr (L == GemmLayout::nt) {
+          tma_load_2d(s + slot * kStage + kElemsA, b_tiles, k0, n0, bar);
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / kSwizzleRowElems; ++j)
+            tma_load_2d(s + slot * kStage + kElemsA + j * kMnSubBytes / 2, b_tiles, n0 + j * kSwizzleRowElems, k0, bar);
+        }
       }
     };
     for (int i = 0; i < kLead; ++i) issue(i);
@@ -69,10 +78,18 @@ struct TmaWgmmaLoop {
       __syncthreads();  // every warpgroup is past wait_group 1 of tile i - 1: slot of i - 2 is free
       issue(i + kLead);
       const __nv_bfloat16* sa = s + slot * kStage + group * 64 * kSwizzleRowElems;
-      const unsigned long long da = wgmma_desc_sw128(sa), db = wgmma_desc_sw128(s + slot * kStage + kElemsA);
+      const __nv_bfloat16* sb = s + slot * kStage + kElemsA;
+      const unsigned long long da = wgmma_desc_sw128(sa);
       wgmma_fence();
+      if constexpr (L == GemmLayout::nt) {
+        const unsigned long long db = wgmma_desc_sw128(sb);
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk) Wgmma<BN>::mma(w.acc[0], da + 2 * kk, db + 2 * kk);  // + 32 B a k16 step
+        for (int kk = 0; kk < 4; ++kk) Wgmma<BN>::mma(w.acc[0], da + 2 * kk, db + 2 * kk);  // + 32 B a k16 step
+      } else {
+        const unsigned long long db = wgmma_desc_sw128_mn(sb);
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) Wgmma<BN>::template mma<1>(w.acc[0], da + 2 * kk, db + 128 * kk);  // + 2048 B
+      }
       wgmma_commit();
       wgmma_wait<1>();
     }
