@@ -6,7 +6,11 @@ Elsewhere the prediction is made of two factors, both read from the evidence:
 
 - the realization's **envelope**: its best time per byte at each measured row length, interpolated
   linearly in log time over ``x = log2(row length)`` between the two measured lengths around the
-  query, and held at the nearest one beyond the measured range (``extrapolated``);
+  query, and held at the nearest one beyond the measured range (``extrapolated``) — below the
+  shortest measured length, times ``1 + BELOW_SHORTEST * d²`` at ``d`` octaves below it (10% at one,
+  90% at three): a realization is benched from the lengths it was built for up (a cluster or a
+  staged kernel serves long rows), and its fixed costs a row (the cluster's exchange, the staging's
+  set-up) weigh more on every shorter one (experiment 0046-select-below-shortest);
 - the point's **regret**: its time over the envelope where it was measured. A point measured on
   both sides of the query has its regret interpolated. Any other point (measured on one side only,
   or never away from the query, as a register kernel sized for one row length) is rated by how far
@@ -40,6 +44,7 @@ TREND_WEIGHT = 0.02  # regret per unit of distance from the trend of the best po
 NEAR_BEST = 1.03  # points this close to the best of a measured length shape the trend alike
 MISMATCH = 3.0  # distance of a differing non-numeric parameter (a bool, a policy name)
 UNKNOWN = 5.0  # distance of a numeric parameter the trend cannot read (zero, negative)
+BELOW_SHORTEST = 0.1  # time added per squared octave below a realization's shortest measured row length
 
 
 @dataclass(frozen=True)
@@ -178,5 +183,7 @@ class RealizationModel:
             rests += [_row(r) for recs in self.by_shape.values() for r in recs
                       if r["params"] == key(point) and r["x"] == near and _row(r) not in rests]
         time_ms = self.envelope(x) * regret * nbytes
+        if x < self.xs[0]:
+            time_ms *= 1 + BELOW_SHORTEST * (self.xs[0] - x) ** 2
         return Prediction(self.realization, dict(point), time_ms, "interpolated" if inside else "extrapolated",
                           tuple(rests))
