@@ -343,17 +343,20 @@ def render_svg(chart: Chart) -> bytes:
     for i in stale:
         out.append(f'<rect x="{_num(x_at(i) - half)}" y="{_TOP}" width="{_num(2 * half)}" height="{_PLOT_H}" '
                    f'fill="{_STALE}"/>')
+    # Grid lines and tick marks share their stroke through a group: a chart draws dozens of them,
+    # and the site's weight is bounded (tests/site/test_site_weight.py).
+    out.append(f'<g stroke="{_GRID}" stroke-width="0.8">'
+               + "".join(f'<path d="M{_num(left)} {_num(y_at(v))}H{_num(left + plot_w)}"/>' for v in yticks) + "</g>")
     for v in yticks:
-        y = y_at(v)
-        out.append(f'<path d="M{_num(left)} {_num(y)}H{_num(left + plot_w)}" stroke="{_GRID}" stroke-width="0.8"/>')
-        out.append(f'<text x="{_num(left - 6)}" y="{_num(y + 4)}" text-anchor="end">{escape(_value(v))}</text>')
+        out.append(f'<text x="{_num(left - 6)}" y="{_num(y_at(v) + 4)}" text-anchor="end">{escape(_value(v))}</text>')
     out.append(f'<path d="M{_num(left)} {_TOP}V{_TOP + _PLOT_H}H{_num(left + plot_w)}" stroke="{_AXIS}" '
                f'stroke-width="1" fill="none"/>')
     base = _TOP + _PLOT_H
     room = 2 * half if not rotate else 1e9
+    out.append(f'<g stroke="{_AXIS}">' + "".join(f'<path d="M{_num(x_at(i))} {base}v4"/>' for i in range(len(ticks)))
+               + "</g>")
     for i, t in enumerate(ticks):
         x = x_at(i)
-        out.append(f'<path d="M{_num(x)} {base}v4" stroke="{_AXIS}"/>')
         placed = (f'text-anchor="end" transform="rotate(-30 {_num(x)} {base + 16})"' if rotate
                   else 'text-anchor="middle"')
         out.append(f'<text x="{_num(x)}" y="{base + 16}" {placed}>{_label(t, _TICK_PX, room)}</text>')

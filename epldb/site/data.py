@@ -239,6 +239,24 @@ def _problem_labels(df: "pd.DataFrame", catalog: Catalog) -> tuple[list[str], li
     return variants, knobs
 
 
+#: How far above the same run's fastest peer at its own shape a rate ceiling may lie (the rate
+#: ceiling is cuBLAS at that shape, so the run's cuBLAS peer there checks it).
+CEILING_OVER_PEER = 1.5
+
+
+def _unchecked_rate_runs(df: "pd.DataFrame") -> set[str]:
+    """Runs whose rate ceiling (a ceiling row in GFLOP/s) lies far above the same run's fastest peer
+    at its shape (a run with no peer there is taken as it is): H100 runs 20261207T010021Z-bench-5f8d and
+    20261207T010155Z-bench-b7d5 timed 8192^3 in 0.0016 ms (epldb/bench.py, measure_mma_bf16)."""
+    ceil = df[(df["kind"] == "ceiling") & df["gflops"].notna()]
+    if ceil.empty:
+        return set()
+    peers = df[(df["kind"] == "peer") & df["gflops"].notna()]
+    fastest = peers.groupby(["run", "shape"])["gflops"].max().to_dict()
+    return {str(r) for r, s, v in zip(ceil["run"], ceil["shape"], ceil["gflops"])
+            if not float(v) <= CEILING_OVER_PEER * fastest.get((r, s), float("inf"))}  # NaN fails
+
+
 def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog: Catalog) -> "pd.DataFrame":
     """Add the columns the pages use: device, utc, elements, params_label, ceiling_gbps, primitive,
     passed, fresh. Missing optional columns are added empty so every page can rely on them."""
@@ -275,6 +293,11 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
     df["shape_label"] = _per_value(df["shape"], shape_label)
     df["params_label"] = _per_value(df["params"], params_label)
     df["variant"], df["knobs_label"] = _problem_labels(df, catalog)
+    # A rate ceiling that timed nothing makes every fraction of its run a thousandth of the truth and
+    # the bandwidth it implies a thousand times too high: those rows keep their times, not fractions.
+    bad = _unchecked_rate_runs(df)
+    if bad:
+        df.loc[df["run"].isin(bad) & df["gflops"].notna() & (df["kind"] != "ceiling"), "frac_ceiling"] = float("nan")
     ceiling = df["gbps"] / df["frac_ceiling"]
     df["ceiling_gbps"] = ceiling.where((df["frac_ceiling"] > 0) & df["gbps"].notna())
     df["passed"] = pd.Series(_per_value(df["status"], lambda s: str(s).strip().lower() in PASSING), index=df.index,

@@ -41,3 +41,23 @@ def test_the_size_matched_reference_is_the_named_ceilings_at_the_rows_bytes_in_t
     assert at_size(rows, evidence, "d", shape, "copy") == 3700.0  # r2 has no copy at these bytes: r1's
     assert at_size(rows, evidence, "d", shape, "read") == 3900.0
     assert at_size(rows, evidence, "e", shape, "copy") is None
+
+
+def test_a_rate_ceiling_that_timed_nothing_leaves_its_runs_rows_without_fractions() -> None:
+    """H100 run 20261207T010155Z-bench-b7d5 timed cuBLAS at 8192^3 in 0.0016 ms: 701 PFLOP/s, a
+    thousand times its own cuBLAS peer, so every GEMM fraction of that run was a thousandth and the
+    bandwidth a chart drew for its ceiling a thousand times too high."""
+    import pandas as pd
+
+    from epldb.site.data import _unchecked_rate_runs
+
+    big = '{"k":8192,"m":8192,"n":8192}'
+    rows = pd.DataFrame([
+        {"run": "broken", "kind": "ceiling", "shape": big, "gflops": 701_219_000.0},
+        {"run": "broken", "kind": "peer", "shape": big, "gflops": 700_000.0},
+        {"run": "sound", "kind": "ceiling", "shape": big, "gflops": 784_147.0},
+        {"run": "sound", "kind": "peer", "shape": big, "gflops": 773_000.0},
+        {"run": "unchecked", "kind": "ceiling", "shape": big, "gflops": 790_000.0},  # no peer: taken as it is
+        {"run": "rows", "kind": "ceiling", "shape": '{"bytes":1}', "gflops": float("nan")},  # a copy ceiling
+    ])
+    assert _unchecked_rate_runs(rows) == {"broken"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from epldb.records import Operator
+from epldb.site.data import CEILING_OVER_PEER
 from epldb.site.charts import Chart, Series
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose_inline
@@ -154,10 +155,6 @@ def _ordered(rows: "pd.DataFrame") -> list[str]:
 
     timed = rows[(rows["kind"] == "realization") & rows["passed"]]
     return V.ordered_shapes(timed if not timed.empty else rows[rows["kind"] == "realization"])
-
-
-#: How far above the same run's fastest peer at its own shape a rate ceiling may lie.
-CEILING_OVER_PEER = 1.5
 
 
 def _ceilings(rows: "pd.DataFrame", device_rows: "pd.DataFrame", contract: object, rate: bool) -> dict[str, float]:
