@@ -244,7 +244,7 @@ def _problem_labels(df: "pd.DataFrame", catalog: Catalog) -> tuple[list[str], li
 CEILING_OVER_PEER = 1.5
 
 
-def _unchecked_rate_runs(df: "pd.DataFrame") -> set[str]:
+def unchecked_rate_runs(df: "pd.DataFrame") -> set[str]:
     """Runs whose rate ceiling (a ceiling row in GFLOP/s) lies far above the same run's fastest peer
     at its shape (a run with no peer there is taken as it is): H100 runs 20261207T010021Z-bench-5f8d and
     20261207T010155Z-bench-b7d5 timed 8192^3 in 0.0016 ms (epldb/bench.py, measure_mma_bf16)."""
@@ -295,7 +295,7 @@ def normalize_evidence(frame: "pd.DataFrame", runs: dict[str, RunInfo], catalog:
     df["variant"], df["knobs_label"] = _problem_labels(df, catalog)
     # A rate ceiling that timed nothing makes every fraction of its run a thousandth of the truth and
     # the bandwidth it implies a thousand times too high: those rows keep their times, not fractions.
-    bad = _unchecked_rate_runs(df)
+    bad = unchecked_rate_runs(df)
     if bad:
         df.loc[df["run"].isin(bad) & df["gflops"].notna() & (df["kind"] != "ceiling"), "frac_ceiling"] = float("nan")
     ceiling = df["gbps"] / df["frac_ceiling"]

@@ -49,7 +49,7 @@ def test_a_rate_ceiling_that_timed_nothing_leaves_its_runs_rows_without_fraction
     bandwidth a chart drew for its ceiling a thousand times too high."""
     import pandas as pd
 
-    from epldb.site.data import _unchecked_rate_runs
+    from epldb.site.data import unchecked_rate_runs
 
     big = '{"k":8192,"m":8192,"n":8192}'
     rows = pd.DataFrame([
@@ -60,4 +60,4 @@ def test_a_rate_ceiling_that_timed_nothing_leaves_its_runs_rows_without_fraction
         {"run": "unchecked", "kind": "ceiling", "shape": big, "gflops": 790_000.0},  # no peer: taken as it is
         {"run": "rows", "kind": "ceiling", "shape": '{"bytes":1}', "gflops": float("nan")},  # a copy ceiling
     ])
-    assert _unchecked_rate_runs(rows) == {"broken"}
+    assert unchecked_rate_runs(rows) == {"broken"}

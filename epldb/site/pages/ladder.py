@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from epldb.records import Operator
-from epldb.site.data import CEILING_OVER_PEER
+from epldb.site.data import unchecked_rate_runs
 from epldb.site.charts import Chart, Series
 from epldb.site.escape import html as esc
 from epldb.site.escape import prose_inline
@@ -165,16 +165,11 @@ def _ceilings(rows: "pd.DataFrame", device_rows: "pd.DataFrame", contract: objec
         meas = meas[meas["ceiling_gbps"].notna()]
         return {str(s): float(v) for s, v in zip(meas["shape"], meas["ceiling_gbps"])}
     name = f"ceiling/{getattr(contract, 'rate_ceiling', '')}"
-    ceil = device_rows[(device_rows["kind"] == "ceiling") & (device_rows["subject"] == name)]
-    # The rate ceiling is cuBLAS at its shape, so a peer of the same run timed at that shape checks
-    # it: one far above that peer timed nothing (H100 run 20261207T010155Z-bench-b7d5: 0.0016 ms
-    # for 8192^3, beside the cuBLAS peer's 1.46 ms; epldb/bench.py measure_mma_bf16) and is not drawn.
-    peers = device_rows[(device_rows["kind"] == "peer") & device_rows["gflops"].notna()]
-    checked: dict[tuple[str, str], float] = {}
-    for r, s, v in zip(peers["run"], peers["shape"], peers["gflops"]):
-        checked[(str(r), str(s))] = max(checked.get((str(r), str(s)), 0.0), float(v))
-    runs = {str(r): float(v) for r, s, v in zip(ceil["run"], ceil["shape"], ceil["gflops"])
-            if float(v) <= CEILING_OVER_PEER * checked.get((str(r), str(s)), float("inf"))}  # NaN fails
+    ceil = device_rows[(device_rows["kind"] == "ceiling") & (device_rows["subject"] == name) & device_rows["gflops"].notna()]
+    # A rate ceiling far above its run's own cuBLAS peer timed nothing and is not drawn
+    # (epldb.site.data.unchecked_rate_runs).
+    bad = unchecked_rate_runs(device_rows)
+    runs = {str(r): float(v) for r, v in zip(ceil["run"], ceil["gflops"]) if str(r) not in bad}
     out: dict[str, float] = {}
     for s, r in zip(meas["shape"], meas["run"]):
         if str(r) in runs:

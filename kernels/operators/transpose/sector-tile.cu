@@ -1,7 +1,8 @@
 // Record:       transpose/sector-tile (catalog/realizations/transpose/sector-tile.yaml)
 // Contract:     layout-transpose — y[b, j, i] = x[b, i, j], x [batch, rows, cols] row-major, exact.
 // Phases:       a block (32, BY) per TILE columns of x: 1. loads along x's rows [r0 - (E - 1), r0 +
-//               TILE) into a shared tile of pitch TILE + 1 (E = 32 / sizeof(T)); 2. __syncthreads;
+//               TILE) into registers, all of them before the first store into a shared tile of
+//               pitch TILE + 1 (E = 32 / sizeof(T)); 2. __syncthreads;
 //               3. per y row, shifts its segment to start on a 32-byte sector and stores it as
 //               128-byte warp stores of whole sectors (epl/tile/transpose.cuh,
 //               transpose_tile_sector_stores).

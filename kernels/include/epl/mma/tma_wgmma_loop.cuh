@@ -65,7 +65,7 @@ struct TmaWgmmaLoop {
         } else {
 #pragma unroll
           for (int j = 0; j < BN / kSwizzleRowElems; ++j)
-            tma_load_2d(s + slot * kStage + kElemsA + j * kMnSubBytes / 2, b_tiles, n0 + j * kSwizzleRowElems, k0, bar);
+            tma_load_2d(s + slot * kStage + kElemsA + j * (kMnSubBytes / 2), b_tiles, n0 + j * kSwizzleRowElems, k0, bar);
         }
       }
     };

@@ -21,23 +21,23 @@ namespace epl {
 
 #if EPL_HAS_WGMMA
 
-// The descriptor of a 128-byte-swizzled K-major tile at shared address `smem` (1024-byte aligned
-// for the tile; a k16 step adds 32 bytes).
-__device__ __forceinline__ unsigned long long wgmma_desc_sw128(const void* smem) {
+// The descriptor of a 128-byte-swizzled tile at shared address `smem` (1024-byte aligned for the
+// tile): start address >> 4, leading byte offset `lbo` (unused by a K-major tile), stride byte
+// offset 1024 (one 8-row group), swizzle mode 1. K-major, a k16 step adds 32 bytes.
+__device__ __forceinline__ unsigned long long wgmma_desc_sw128(const void* smem, unsigned lbo = 16) {
   const unsigned long long addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  return ((addr & 0x3FFFF) >> 4) | ((16ull >> 4) << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
+  return ((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>(lbo >> 4) << 16) | ((1024ull >> 4) << 32) |
+         (1ull << 62);
 }
 
 // The descriptor of a 128-byte-swizzled MN-major B tile (layout nn, B [k, n]): sub-tiles of 64 k
-// rows x 64 n (128 B a row, the same swizzle) side by side along n, kMnSubBytes apart (leading byte
-// offset: from one 64-wide n block to the next), 8-row groups of k 1024 B apart (stride byte
-// offset). A k16 step is 16 rows: 2048 bytes, 128 in the descriptor's units. The wgmma that reads
-// it says so with imm-trans-b = 1 (Wgmma<N>::mma<1>).
+// rows x 64 n (128 B a row, the same swizzle) side by side along n, kMnSubBytes apart (the leading
+// byte offset: from one 64-wide n block to the next), 8-row groups of k 1024 B apart (the stride
+// byte offset). A k16 step is 16 rows: 2048 bytes, 128 in the descriptor's units. The wgmma that
+// reads it says so with imm-trans-b = 1 (Wgmma<N>::mma<1>).
 constexpr unsigned kMnSubBytes = 64 * 128;
 __device__ __forceinline__ unsigned long long wgmma_desc_sw128_mn(const void* smem) {
-  const unsigned long long addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  return ((addr & 0x3FFFF) >> 4) | ((static_cast<unsigned long long>(kMnSubBytes) >> 4) << 16) |
-         ((1024ull >> 4) << 32) | (1ull << 62);
+  return wgmma_desc_sw128(smem, kMnSubBytes);
 }
 
 // Orders the warpgroup's register accesses of the accumulators before the wgmma that follow.
