@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from epldb.ops import arrays
 from epldb.ops.arrays import Array, OpError, empty, inspect, same_place
 from epldb.ops.dispatch import Dispatcher, dispatcher
+from epldb.ops.warm import TorchCall, tensor_key
 
 __all__ = ["Dispatcher", "OpError", "cross_entropy", "layernorm", "log_softmax", "logsumexp", "max", "rmsnorm",
            "softmax", "sum"]
@@ -42,7 +44,11 @@ def _check_vector(name: str, v: Array, x: Array, cols: int) -> None:
 
 
 def _run(subject: str, x: Array, inputs: dict[str, Array], shape: dict[str, int], outputs: dict[str, tuple[tuple[int, ...], str]],
-         problem: dict[str, Any] | None = None, scalars: dict[str, float | int] | None = None) -> dict[str, Any]:
+         problem: dict[str, Any] | None = None, scalars: dict[str, float | int] | None = None,
+         key: tuple[Any, ...] | None = None) -> dict[str, Any]:
+    """The checked path: plan (once per shape) and launch. ``key``: the op's warm key
+    (epldb.ops.warm.tensor_key) for PyTorch tensors, under which the call that follows this one
+    finds its plan bound (TorchCall), with ``inputs`` and ``scalars`` in the order it passes them."""
     d = dispatcher()
     if x.device != d.device:
         d.on_device(x)
@@ -51,6 +57,9 @@ def _run(subject: str, x: Array, inputs: dict[str, Array], shape: dict[str, int]
     plan = d.warm.get(k)
     if plan is None:
         plan = d.warm[k] = d.plan(subject, shape, x.dtype, problem or {})
+    if key is not None and x.library == "torch":
+        (name, (out_shape, dtype)), = outputs.items()  # every op has one output
+        d.calls[key] = TorchCall(d, plan, x, tuple(inputs), (name, out_shape, dtype), tuple(scalars or ()))
     pointers = {name: a.ptr for name, a in inputs.items()}
     made: dict[str, Any] = {}
     for name, (out_shape, dtype) in outputs.items():
@@ -65,8 +74,32 @@ def _fill(x: Array, shape: tuple[int, ...], value: float) -> Any:
     return out
 
 
+def _warm(op: Any, tensors: tuple[Any, ...], scalars: tuple[float | int, ...] = ()) -> Any:
+    """The output of a warm PyTorch call (epldb.ops.warm), or None where the call is not one: the
+    tensors are not all tensors, their key was never planned, or one is not contiguous."""
+    for t in tensors:
+        if not isinstance(t, arrays.TENSOR):
+            return None
+    call = dispatcher().calls.get(tensor_key(op, *tensors))
+    if call is None:
+        return None
+    for t in tensors:
+        if not t.is_contiguous():
+            return None
+    return call(tensors, scalars)
+
+
+def _key(op: Any, a: Array, *more: Array) -> tuple[Any, ...] | None:
+    """The warm key a checked call registers (PyTorch tensors only)."""
+    return tensor_key(op, a.value, *(m.value for m in more)) if a.library == "torch" else None
+
+
 def _map(subject: str, x: Any, dim: int, extra: dict[str, Any] | None = None,
          scalars: dict[str, float] | None = None) -> Any:
+    if dim == -1:
+        y = _warm(subject, (x, *(extra or {}).values()), tuple((scalars or {}).values()))
+        if y is not None:
+            return y
     a = inspect("x", x)
     rows, cols = _rows(a, dim, subject)
     inputs = {"x": a}
@@ -75,7 +108,9 @@ def _map(subject: str, x: Any, dim: int, extra: dict[str, Any] | None = None,
         _check_vector(name, inputs[name], a, cols)
     if rows == 0 or cols == 0:
         return empty(a, a.shape, a.dtype)[0]
-    return _run(subject, a, inputs, {"rows": rows, "cols": cols}, {"y": (a.shape, a.dtype)}, scalars=scalars)["y"]
+    key = _key(subject, *inputs.values()) if dim == -1 else None
+    return _run(subject, a, inputs, {"rows": rows, "cols": cols}, {"y": (a.shape, a.dtype)}, scalars=scalars,
+                key=key)["y"]
 
 
 def softmax(x: Any, dim: int = -1) -> Any:
@@ -107,21 +142,28 @@ def layernorm(x: Any, weight: Any, bias: Any, eps: float = 1e-5) -> Any:
 
 def logsumexp(x: Any, dim: int = -1) -> Any:
     """log(sum(exp(x))) along the last dimension, float32, of shape x.shape[:-1] (-inf for empty rows)."""
+    if dim == -1 and (out := _warm("logsumexp", (x,))) is not None:
+        return out
     a = inspect("x", x)
     rows, cols = _rows(a, dim, "logsumexp")
     if rows == 0 or cols == 0:
         return _fill(a, a.shape[:-1], float("-inf"))
-    return _run("logsumexp", a, {"x": a}, {"rows": rows, "cols": cols}, {"out": (a.shape[:-1], "float32")})["out"]
+    return _run("logsumexp", a, {"x": a}, {"rows": rows, "cols": cols}, {"out": (a.shape[:-1], "float32")},
+                key=_key("logsumexp", a) if dim == -1 else None)["out"]
 
 
 def _reduce(op: str, x: Any, dim: int | None) -> Any:
+    subject = "device-reduce" if dim is None else "segmented-row-reduce"
+    if dim in (None, -1) and (out := _warm((subject, op), (x,))) is not None:
+        return out
     a = inspect("x", x)
     if dim is None:
         if a.size == 0:
             if op == "max":
                 raise OpError("max of an empty array has no value")
             return _fill(a, (), 0.0)
-        return _run("device-reduce", a, {"x": a}, {"n": a.size}, {"out": ((), "float32")}, {"op": op})["out"]
+        return _run(subject, a, {"x": a}, {"n": a.size}, {"out": ((), "float32")}, {"op": op},
+                    key=_key((subject, op), a))["out"]
     rows, cols = _rows(a, dim, op)
     if rows == 0:
         return _fill(a, a.shape[:-1], 0.0)
@@ -129,8 +171,8 @@ def _reduce(op: str, x: Any, dim: int | None) -> Any:
         if op == "max":
             raise OpError(f"max along a dimension of length 0 has no value (shape {a.shape})")
         return _fill(a, a.shape[:-1], 0.0)
-    return _run("segmented-row-reduce", a, {"x": a}, {"rows": rows, "cols": cols}, {"out": (a.shape[:-1], "float32")},
-                {"op": op})["out"]
+    return _run(subject, a, {"x": a}, {"rows": rows, "cols": cols}, {"out": (a.shape[:-1], "float32")},
+                {"op": op}, key=_key((subject, op), a) if dim == -1 else None)["out"]
 
 
 def sum(x: Any, dim: int | None = None) -> Any:  # noqa: A001 - the op's name, as torch.sum
@@ -154,6 +196,18 @@ def cross_entropy(logits: Any, target: Any, ignore_index: int = -100, reduction:
         raise OpError(f"reduction must be one of {', '.join(_REDUCTIONS)}; got {reduction!r}")
     if not isinstance(ignore_index, int) or isinstance(ignore_index, bool) or not -(2**31) <= ignore_index < 2**31:
         raise OpError(f"ignore_index must be an int in the 32-bit range; got {ignore_index!r}")
+    loss = _warm("cross-entropy", (logits, target), (ignore_index,))
+    if loss is None:
+        loss = _cross_entropy_checked(logits, target, ignore_index)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    kept = (target != ignore_index).sum()
+    return loss.sum() / kept  # 0 / 0 = NaN when every row is ignored, as PyTorch gives
+
+
+def _cross_entropy_checked(logits: Any, target: Any, ignore_index: int) -> Any:
     a = inspect("logits", logits)
     rows, cols = _rows(a, -1, "cross_entropy")
     t = inspect("target", target, dtypes=("int64",))
@@ -163,14 +217,8 @@ def cross_entropy(logits: Any, target: Any, ignore_index: int = -100, reduction:
     if cols == 0 and rows:
         raise OpError("logits have 0 classes: a cross-entropy needs at least one")
     if rows:  # the kernel gives 0 for ignored rows and NaN for targets outside the row
-        loss = _run("cross-entropy", a, {"x": a, "target": t}, {"rows": rows, "cols": cols},
-                    {"loss": (a.shape[:-1], "float32")}, scalars={"ignore_index": ignore_index})["loss"]
-    else:
-        loss = _fill(a, a.shape[:-1], 0.0)
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return loss.sum()
-    kept = (target != ignore_index).sum()
-    return loss.sum() / kept  # 0 / 0 = NaN when every row is ignored, as PyTorch gives
+        return _run("cross-entropy", a, {"x": a, "target": t}, {"rows": rows, "cols": cols},
+                    {"loss": (a.shape[:-1], "float32")}, scalars={"ignore_index": ignore_index},
+                    key=_key("cross-entropy", a, t))["loss"]
+    return _fill(a, a.shape[:-1], 0.0)
 

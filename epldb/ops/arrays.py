@@ -40,6 +40,13 @@ class Array(NamedTuple):
         return n
 
 
+class _NoTensor:
+    """Stands for PyTorch's Tensor type until a tensor has been seen: no object is one."""
+
+
+#: torch.Tensor once a tensor has passed ``inspect`` (what the ops' warm path tests calls against).
+TENSOR: type = _NoTensor
+
 _LIBRARY: dict[type, str] = {}
 _TORCH_DTYPE_NAMES: dict[Any, str] = {}
 
@@ -54,8 +61,11 @@ def _library(value: Any) -> str:
 
 def inspect(name: str, value: Any, *, dtypes: tuple[str, ...] = SUPPORTED, contiguous: bool = True) -> Array:
     """Check one argument: a CUDA tensor or CuPy array of a supported dtype, contiguous."""
+    global TENSOR
     lib = _library(value)
     if lib == "torch":
+        if TENSOR is _NoTensor:
+            TENSOR = _torch().Tensor
         if not value.is_cuda:
             raise OpError(f"{name} is a PyTorch tensor on {value.device}: move it to a CUDA device first "
                           f"({name}.cuda())")

@@ -13,10 +13,12 @@ shape, then per call only bind pointers and launch on the caller's stream.
   current context, or another device's) is retried once after cudaSetDevice, then reported.
   Outputs and scratch buffers come from the caller's library, so PyTorch's caching allocator and
   stream order hold.
-- A warm call (``Dispatcher.warm``) is one dict lookup by (op, dtype, the array's shape tuple,
-  problem) to the plan, with no shape dict built and nothing re-selected; the launch goes straight
-  to the driver's ``cuLaunchKernel`` through ctypes (argument types declared once), with CuPy's
-  binding kept for the first error, which it reports and retries as above.
+- A warm call of PyTorch tensors goes from its key straight to the plan bound to its arguments
+  (``Dispatcher.calls``, epldb.ops.warm), with no check but contiguity; a CuPy call is checked and
+  finds its plan by one lookup by (op, dtype, the array's shape tuple, problem) (``Dispatcher.warm``).
+  Both launch through ``enqueue``: straight to the driver's ``cuLaunchKernel`` through ctypes
+  (argument types declared once), with CuPy's binding kept for the first error, which it reports
+  and retries as above.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import ctypes
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -76,27 +78,39 @@ class Step:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared: int
-    args: tuple[tuple[str, Any], ...]  # ("array", name) | ("scalar", (name, default: float or int)) | ("value", int)
     # The argument block: one C value per kernel parameter (integers written once), and the
     # addresses array passed as cuLaunchKernel's kernelParams; a call rewrites pointers and scalars.
     values: tuple[Any, ...]
     params: Any
     params_at: int  # its address
-    pointers: tuple[tuple[Any, str], ...]  # (C value, array name)
-    scalars: tuple[tuple[Any, str, float | int], ...]  # (C value, scalar name, its default)
+    pointers: tuple[tuple[Any, int], ...]  # (C value, index of its array in Plan.arrays)
+    scalars: tuple[tuple[Any, int], ...]  # (C value, index of its scalar in Plan.scalars)
     split: Any | None = None  # the split entry (pick_entry: arrays at one offset mod 16, not all 16-byte aligned)
     entry_splits: bool = False  # `function` is the split entry itself
 
     @classmethod
     def make(cls, function: Any, fallback: Any | None, grid: tuple[int, int, int], block: tuple[int, int, int],
-             shared: int, args: tuple[tuple[str, Any], ...], split: Any | None = None,
-             entry_splits: bool = False) -> "Step":
+             shared: int, args: tuple[tuple[str, Any], ...], arrays: list[str],
+             scalars: list[tuple[str, float | int]], split: Any | None = None, entry_splits: bool = False) -> "Step":
+        """``args``: ("array", name) | ("scalar", (name, default: float or int)) | ("value", int) per
+        kernel parameter. Names new to ``arrays`` and ``scalars`` (the plan's, over its steps) are
+        appended to them; the step refers to each by its index there."""
         values = tuple(_c_value(kind, v) for kind, v in args)
         params = (ctypes.c_void_p * max(len(values), 1))(*(ctypes.addressof(v) for v in values))
-        return cls(function, fallback, grid, block, shared, args, values, params, ctypes.addressof(params),
-                   tuple((c, v) for c, (kind, v) in zip(values, args) if kind == "array"),
-                   tuple((c, v[0], v[1]) for c, (kind, v) in zip(values, args) if kind == "scalar"), split,
-                   entry_splits)
+        pointers, scalar_slots = [], []
+        for c, (kind, v) in zip(values, args):
+            if kind == "array":
+                if v not in arrays:
+                    arrays.append(v)
+                pointers.append((c, arrays.index(v)))
+            elif kind == "scalar":
+                names = [name for name, _ in scalars]
+                if v[0] not in names:
+                    scalars.append(v)
+                    names.append(v[0])
+                scalar_slots.append((c, names.index(v[0])))
+        return cls(function, fallback, grid, block, shared, values, params, ctypes.addressof(params), tuple(pointers),
+                   tuple(scalar_slots), split, entry_splits)
 
 
 @dataclass(frozen=True)
@@ -104,6 +118,8 @@ class Plan:
     choice: "Choice"
     steps: tuple[Step, ...]
     scratch: tuple[tuple[str, str, int, bool], ...]  # name, dtype, count, zeroed
+    arrays: tuple[str, ...] = ()  # every array a step takes, in the order launch() wants their pointers
+    scalars: tuple[tuple[str, float | int], ...] = ()  # every contract scalar a step takes, with its default
 
 
 class Dispatcher:
@@ -116,6 +132,8 @@ class Dispatcher:
         self.plans: OrderedDict[tuple[Any, ...], Plan] = OrderedDict()
         # The warm path: (subject, dtype, the array's shape tuple, problem items) -> its plan.
         self.warm: dict[tuple[Any, ...], Plan] = {}
+        # PyTorch's warm path (epldb.ops.warm): an op's key (warm.tensor_key) -> its bound call.
+        self.calls: dict[tuple[Any, ...], Any] = {}
         # Dynamic shared memory granted per function: plans of several shapes share one function, so
         # a grant only ever grows (a smaller one would break the larger plan cached before it).
         self._granted: dict[int, int] = {}
@@ -174,6 +192,8 @@ class Dispatcher:
         fallbacks = launcher.fallbacks or [None] * len(launcher.functions)
         splits = launcher.splits or [None] * len(launcher.functions)
         steps = []
+        arrays: list[str] = []
+        scalars: list[tuple[str, float | int]] = []
         for fn, fallback, split, step in zip(launcher.functions, fallbacks, splits, launcher.plan.steps):
             for f in (fn, fallback, split):
                 if f is not None and step.shared_bytes > self._granted.get(id(f), 0):
@@ -190,14 +210,15 @@ class Dispatcher:
                     args.append(("scalar", (a.text, a.value)))
                 else:
                     args.append(("value", int(a.value)))
-            steps.append(Step.make(fn, fallback, step.grid, step.block, step.shared_bytes, tuple(args), split,
-                                   step.entry_splits))
+            steps.append(Step.make(fn, fallback, step.grid, step.block, step.shared_bytes, tuple(args), arrays,
+                                   scalars, split, step.entry_splits))
         scratch = tuple((s.name, s.dtype, s.count, s.zero) for s in launcher.plan.scratch)
-        plan = Plan(choice, tuple(steps), scratch)
+        plan = Plan(choice, tuple(steps), scratch, tuple(arrays), tuple(scalars))
         self.plans[key] = plan
         if len(self.plans) > PLANS:
             self.plans.popitem(last=False)
             self.warm.clear()  # refilled by the calls that follow, each once
+            self.calls.clear()
         return plan
 
     def on_device(self, x: Array) -> None:
@@ -217,26 +238,31 @@ class Dispatcher:
                 buf.fill(0) if x.library == "cupy" else buf.zero_()
             pointers[name] = ptr
             keep.append(buf)
-        stream = stream_of(x)
+        self.enqueue(plan, x.device, [pointers[name] for name in plan.arrays],
+                     [scalars.get(name, default) for name, default in plan.scalars], stream_of(x))
+        return keep
+
+    def enqueue(self, plan: Plan, device: int, pointers: Sequence[int], scalars: Sequence[float | int],
+                stream: int) -> None:
+        """Write ``pointers`` (in ``plan.arrays`` order) and ``scalars`` (``plan.scalars`` order) into
+        each step's argument block and launch it on ``stream``: the one launch loop of both paths."""
         cu = _CU_LAUNCH if _CU_LAUNCH is not None else _cu_launch()
         with self._lock:
             for step in plan.steps:
                 fn = step.function
-                for c, name in step.pointers:
-                    c.value = pointers[name]
+                for c, i in step.pointers:
+                    c.value = pointers[i]
                 if step.fallback is not None or step.split is not None:
                     which = pick_entry(step.entry_splits, step.split is not None, step.fallback is not None,
-                                       (pointers[name] for _, name in step.pointers))
+                                       [pointers[i] for _, i in step.pointers])
                     fn = (fn, step.split, step.fallback)[which]
-                for c, name, default in step.scalars:
-                    c.value = scalars.get(name, default)
+                for c, i in step.scalars:
+                    c.value = scalars[i]
                 if cu and not cu(fn.ptr, *step.grid, *step.block, step.shared, stream, step.params_at, None):
                     continue
-                self._launch_reporting(plan, x, fn, step, stream)
-        return keep
+                self._launch_reporting(plan, device, fn, step, stream)
 
-
-    def _launch_reporting(self, plan: Plan, x: Array, fn: Any, step: Step, stream: int) -> None:
+    def _launch_reporting(self, plan: Plan, device: int, fn: Any, step: Step, stream: int) -> None:
         """CuPy's binding of cuLaunchKernel, where ctypes could not load the driver or its launch
         failed: the error it raises is reported, after one retry under cudaSetDevice."""
         cupy = cupy_module()
@@ -249,7 +275,7 @@ class Dispatcher:
             # devices has another's: cudaSetDevice makes x's primary context current (CuPy's
             # Device context skips it when the runtime already reports that device).
             try:
-                cupy.cuda.runtime.setDevice(x.device)
+                cupy.cuda.runtime.setDevice(device)
                 driver.launchKernel(*launch)
             except (driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError) as exc:
                 raise RunError("runtime-error", f"{plan.choice.realization}: the launch failed: {exc}") from exc

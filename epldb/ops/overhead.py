@@ -69,6 +69,8 @@ def measure(shape: Sequence[int] = SHAPE, dtypes: Sequence[str] = ("float32", "b
             ("cross_entropy(reduction='none')", lambda: ops.cross_entropy(x, target, reduction="none"),
              lambda: F.cross_entropy(x, target, reduction="none")),
             ("cross_entropy", lambda: ops.cross_entropy(x, target), lambda: F.cross_entropy(x, target)),
+            ("logsumexp", lambda: ops.logsumexp(x), lambda: torch.logsumexp(x, -1)),
+            ("sum (dim=-1)", lambda: ops.sum(x, dim=-1), lambda: x.sum(-1, dtype=torch.float32)),
         ]
         for op, ours, theirs in cases:
             (eh, ew), (th, tw) = _per_call(torch, ours, calls, warmup), _per_call(torch, theirs, calls, warmup)

@@ -145,13 +145,12 @@ def _runs(site: Site, page: Page, device: str, runs: list[Any]) -> None:
     provenance = _provenance(site)
     days: dict[str, list[list[str]]] = {}
     for i in runs:
-        files = site.run_files(device, i.run, i.path, i.path.with_name(f"{i.run}.env.json"))
+        links = site.run_links(page, device, i.run, i.path, i.path.with_name(f"{i.run}.env.json"))
         n = int((ev["run"] == i.run).sum()) if ev is not None else 0
         subjects = sorted(set(ev[(ev["run"] == i.run) & (ev["kind"] == "realization")]["subject"])) if ev is not None else []
         holes = provenance.get(i.run)
         prov = badge("complete", "fresh") if holes == [] else (
             badge("incomplete", "stale") + " " + esc("; ".join(holes)) if holes else dash())
-        links = " · ".join(f'<a href="{esc(layout.rel(page.path, dest))}">{esc(label)}</a>' for label, dest in files)
         days.setdefault(i.utc[:10] or "undated", []).append(
             [f"<code>{esc(i.run)}</code>", esc(i.utc[11:19]), esc(_board(i.env)) or dash(), str(n),
              _measured(site, page, subjects), prov, links])

@@ -99,12 +99,11 @@ def _runs_table(site: Site, page: Page, e: Experiment, stored: dict[str, StoredR
         if found is None or found.data is None:
             rows.append([f"<code>{esc(run)}</code>", dash(), dash(), dash(), '<span class="epl-none">not stored</span>'])
             continue
-        files = _copy_run(site, found)
+        links = _run_links(site, page, found)
         count = _row_count(found)
         env = found.env or {}
         commit = str(env.get("git_commit") or "")
         dirty = " (uncommitted tree)" if env.get("git_dirty") else ""
-        links = " · ".join(f'<a href="{esc(layout.rel(page.path, dest))}">{esc(label)}</a>' for label, dest in files)
         rows.append([f"<code>{esc(run)}</code>", esc(run.split("-")[1] if run.count("-") >= 2 else ""),
                      str(count) if count is not None else dash(),
                      (f"<code>{esc(commit[:12])}</code>{esc(dirty)}" if commit and commit != "unknown"
@@ -126,13 +125,13 @@ def _row_count(run: StoredRun) -> int | None:
         return None
 
 
-def _copy_run(site: Site, run: StoredRun) -> list[tuple[str, str]]:
-    """A run's files, kept once in its device's folder (evidence/<device>/experiments/<run> is
-    measured on <device>): the (label, destination) of each."""
+def _run_links(site: Site, page: Page, run: StoredRun) -> str:
+    """Links to a run's files, kept once in its device's folder (evidence/<device>/experiments/<run>
+    is measured on <device>); always carried: the experiment cites it."""
     assert run.data is not None
     known = site.data.runs.get(run.run)
     device = known.device if known is not None else run.data.parent.parent.name
-    return site.run_files(device, run.run, run.data, run.env_path)
+    return site.run_links(page, device, run.run, run.data, run.env_path, ship=True)
 
 
 def write_experiment(site: Site, e: Experiment, stored: dict[str, StoredRun]) -> Page:

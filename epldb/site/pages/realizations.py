@@ -474,8 +474,7 @@ def _env_link(site: Site, page: Page, info: Any) -> str:
     """Links to a run's files (its Parquet rows, its environment): the device folder's one copy."""
     if info is None:
         return dash()
-    files = site.run_files(info.device, info.run, info.path, info.path.with_name(f"{info.run}.env.json"))
-    return " · ".join(f'<a href="{esc(layout.rel(page.path, dest))}">{esc(label)}</a>' for label, dest in files)
+    return site.run_links(page, info.device, info.run, info.path, info.path.with_name(f"{info.run}.env.json"))
 
 
 def _pages(site: Site) -> Iterator[Page]:

@@ -219,19 +219,36 @@ class Site:
         self.out.files[path] = buf.getvalue().encode("utf-8")
         return f'<a href="{esc(layout.rel(page.path, path))}">{esc(posixpath.basename(path))}</a>'
 
-    def run_files(self, device: str, run: str, data: "Path", env: "Path | None") -> list[tuple[str, str]]:
-        """Copy a run's Parquet file (and its environment, when there is one) to the one place the
-        site keeps them, its device's folder, and return (label, destination) of each. Every page that
-        links a run links there: an experiment's runs are its device's runs, not second copies."""
+    @cached_property
+    def shipped_runs(self) -> frozenset[str]:
+        """The runs whose files the site carries: each holds a row some page draws (the newest of a
+        measurement, fresh or stale, per kind of row and of run). The rest, superseded everywhere,
+        stay in the repository only: copying them made a third of the site's weight."""
+        ev = self.ev
+        if ev is None:
+            return frozenset()
+        newest = ev.drop_duplicates(subset=[c for c in (*V.KEY, "kind", "run_kind") if c in ev.columns], keep="last")
+        return frozenset(str(r) for r in newest["run"].unique())
+
+    def run_links(self, page: Page, device: str, run: str, data: "Path", env: "Path | None", *,
+                  ship: bool | None = None) -> str:
+        """Links to a run's Parquet file (and its environment, when there is one), copied to the one
+        place the site keeps them, its device's folder: every page that links a run links there (an
+        experiment's runs are its device's runs, not second copies). A run outside
+        ``shipped_runs`` (unless ``ship``) is named by its path in the repository instead."""
+        if not (ship if ship is not None else run in self.shipped_runs):
+            where = data.relative_to(self.cat.root).as_posix() if data.is_relative_to(self.cat.root) else data.name
+            return (f'<span class="epl-none" title="superseded on every page: the site does not carry it">'
+                    f"in the repository: <code>{esc(where)}</code></span>")
         base = layout.device_files(device)
         dest = f"{base}/{layout.slug(run)}.parquet"
         self.out.files[dest] = data.read_bytes()
-        out = [("Parquet", dest)]
+        files = [("Parquet", dest)]
         if env is not None and env.is_file():
             env_dest = f"{base}/{layout.slug(run)}.env.json"
             self.out.files[env_dest] = env.read_bytes()
-            out.append(("environment", env_dest))
-        return out
+            files.append(("environment", env_dest))
+        return " · ".join(f'<a href="{esc(layout.rel(page.path, d))}">{esc(label)}</a>' for label, d in files)
 
     # --- charts ------------------------------------------------------------------------------
 
