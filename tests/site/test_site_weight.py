@@ -216,3 +216,24 @@ def test_unread_theme_assets_are_dropped(tmp_path: Path) -> None:
     drop_unread_assets(tmp_path, ["en"])
     left = sorted(p.relative_to(scripts).as_posix() for p in scripts.rglob("*") if p.is_file())
     assert left == ["bundle.min.js", "workers/search.min.js"]
+
+
+def test_the_site_carries_the_runs_its_pages_draw_and_names_the_rest(repo_site) -> None:
+    """Each run is on its device's page: linked where the site carries its file (a run some table
+    or chart draws, or an experiment's), else named by its path in the repository, which exists."""
+    from epldb.evidence import run_files
+    from epldb.evidence.store import device_of
+
+    runs = {p.stem: p for p in run_files(repo_site.root)}
+    carried = {p.name[: -len(".parquet")] for p in repo_site.site.rglob("*.parquet")}
+    assert carried and carried < {layout.slug(r) for r in runs}, "some runs carried, not all"
+    pages = {}
+    for run, path in sorted(runs.items()):
+        device = device_of(path)
+        if device not in pages:
+            pages[device] = (repo_site.site / layout.device(device)).with_suffix(".html").read_text(encoding="utf-8")
+        if path.parent.name == "experiments":
+            assert layout.slug(run) in carried, f"experiment run {run} is not carried"
+            continue
+        named = f"in the repository: <code>{path.relative_to(repo_site.root).as_posix()}</code>"
+        assert (layout.slug(run) in carried) != (named in pages[device]), f"{run}: linked or named, one of the two"
