@@ -45,8 +45,8 @@ _CU_LAUNCH: Any = None  # CuPy's binding of cuLaunchKernel, once loaded
 
 
 def _cu_launch() -> Any:
-    """CuPy's Cython binding of cuLaunchKernel: 5.0 us a launch on an H200 host where ctypes, its
-    eleven arguments converted one by one, took 8.1 (explorations/ops-warm-path/launch.py)."""
+    """CuPy's Cython binding of cuLaunchKernel: a third cheaper than ctypes converting its eleven
+    arguments one by one (docs/GPU.md, per-call host time)."""
     global _CU_LAUNCH
     if _CU_LAUNCH is None:
         _CU_LAUNCH = cupy_module().cuda.driver.launchKernel
