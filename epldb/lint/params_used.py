@@ -1,5 +1,6 @@
 """Every declared parameter is used: named by an entry expression's ``{placeholder}``, by a launch
-expression (``block``, or ``dtype_bytes`` for ``dtype``), or required by the measurement contract.
+expression (``block``, or ``dtype_bytes`` for ``dtype``; a domain bound counts: it decides which
+shapes each value serves), or required by the measurement contract.
 A parameter nothing reads still multiplies the points: each of its values is one more build, one
 more verification and one more timing of the very same machine code."""
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from epldb.contracts import get_contract
 from epldb.cxx import placeholders
+from epldb.launch.domain import domain_of
 from epldb.launch.expr import Expr, parse
 from epldb.launch.plan import expression_fields
 from epldb.problems import Problem
@@ -23,7 +25,8 @@ RULE = "params-used"
 
 def _used(catalog: "Catalog", r: Realization) -> set[str]:
     used = {name for e in r.kernel.entries for name in placeholders(e.expression)}
-    for source in expression_fields(r):
+    bounds = [b for spec in domain_of(r).values() if isinstance(spec, dict) for b in spec.values()]
+    for source in [*expression_fields(r), *bounds]:
         expr = parse(source)
         if isinstance(expr, Expr):
             for name, _ in expr.names():
