@@ -1,5 +1,7 @@
-// Record:       gemm/split-k-cluster (catalog/realizations/gemm/split-k-cluster.yaml)
-// Contract:     gemm — C [m, n] = A [m, k] · B [n, k]ᵀ, bf16 in, fp32 accumulate, bf16 out (nt).
+// Records:      gemm/split-k-cluster (layout nt) and gemm/split-k-cluster-nn
+//               (catalog/realizations/gemm/), one record a B layout, as gemm/tma-wgmma's.
+// Contract:     gemm — C [m, n] = A [m, k] · B [n, k]ᵀ (nt) or A · B [k, n] (nn), bf16 in, fp32
+//               accumulate, bf16 out.
 // Phases:       one launch, grid [tiles, SPLITS], clusters of the SPLITS blocks of one tile
 //               (compile-time __cluster_dims__(1, SPLITS, 1)): block (t, s) runs rung 4's k loop
 //               (epl::TmaWgmmaLoop) over k tiles [s · T / SPLITS, (s + 1) · T / SPLITS) of output
@@ -12,20 +14,21 @@
 // Shared mem:   STAGES * (128 + BN) * 128 bytes of tiles, then STAGES mbarriers; the sum reuses the
 //               first 128 · BN · 4 bytes.
 // Determinism:  bitwise for a split count (a fixed k order inside each split, rank order across).
-// Constraints:  sm_90a; k % 8 == 0 (a tensor map's row stride is a multiple of 16 bytes).
+// Constraints:  sm_90a; k % 8 == 0, and n % 8 == 0 in nn (a tensor map's row stride is a multiple
+//               of 16 bytes).
 #include <epl/mma/cluster_split_sum.cuh>
 #include <epl/mma/tma_wgmma_loop.cuh>
 #include <epl/mma/warp_tile.cuh>
 #include <epl/tile/order.cuh>
 #include <epl/util.cuh>
 
-template <int BN, int STAGES, int SPLITS>
+template <int BN, int STAGES, int SPLITS, epl::GemmLayout L = epl::GemmLayout::nt>
 __global__ void __cluster_dims__(1, SPLITS, 1) __launch_bounds__(256)
 gemm_split_k_cluster(const __grid_constant__ epl::TensorMap a_tiles,  // a [m, k], box 128 x 64
-                     const __grid_constant__ epl::TensorMap b_tiles,  // b [n, k], box BN x 64
+                     const __grid_constant__ epl::TensorMap b_tiles,  // b [n, k], box BN x 64; nn: b [k, n], 64 x 64
                      __nv_bfloat16* __restrict__ c,                   // [m, n]
                      int m, int n, int k) {
-  using Loop = epl::TmaWgmmaLoop<BN, STAGES>;
+  using Loop = epl::TmaWgmmaLoop<BN, STAGES, L>;
   static_assert(128 * BN * 4 <= STAGES * Loop::kStageBytes, "the sum fits in the stage buffers");
   extern __shared__ __align__(1024) unsigned char smem[];
   const epl::TileCoord o = epl::block_tile_origin<Loop::kBM, BN, 8>(m, n);  // from blockIdx.x
