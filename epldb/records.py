@@ -6,6 +6,7 @@ every later check (lint, compile claims, evidence freshness) can point at the li
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -176,6 +177,9 @@ class Realization(Record):
     strategy: tuple[Phase, ...] = ()
     kernel: Kernel = Kernel("", ())
     params: dict[str, tuple[ParamValue, ...]] = field(default_factory=dict)
+    # A launch-plan expression over the integer parameters: the points of the cross product where it
+    # is 0 do not exist (e.g. a ring too deep for shared memory at the wider tiles).
+    params_when: str | None = None
     targets: tuple[str, ...] = ()  # as written, else (after loading) every profile with `requires`
     requires: tuple[str, ...] = ()  # target features the kernel needs
     launch: dict[str, Any] | None = None  # the raw plan; epldb.launch evaluates it
@@ -206,9 +210,26 @@ class Realization(Record):
         return PurePosixPath("kernels") / self.kernel.source
 
     def points(self) -> list[dict[str, ParamValue]]:
-        """Every point of the parameter space (the cross product), in declaration order."""
+        """Every point of the parameter space, in declaration order: the cross product, less the
+        points where ``params_when`` is 0."""
+        return [dict(p) for p in self._space]
+
+    def points_crossed(self) -> list[dict[str, ParamValue]]:
+        """Every point of the cross product, ``params_when`` not applied (what lint checks it on)."""
         names = list(self.params)
         return [dict(zip(names, combo)) for combo in itertools.product(*(self.params[n] for n in names))]
+
+    @functools.cached_property
+    def _space(self) -> tuple[dict[str, ParamValue], ...]:
+        crossed = self.points_crossed()
+        if self.params_when is None:
+            return tuple(crossed)
+        from epldb.launch.expr import Expr, parse, evaluate  # the launch language sits above records
+
+        expr = parse(self.params_when)
+        if not isinstance(expr, Expr):
+            return tuple(crossed)  # lint rule params-when locates the error; no point is lost meanwhile
+        return tuple(p for p in crossed if evaluate(expr, p) != 0)  # an evaluation error keeps it too
 
     def points_covering(self, where: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, ParamValue]]:
         """A few of :meth:`points_where`'s points that hold every value of every parameter at least
@@ -375,6 +396,7 @@ def realization_from(data: dict[str, Any], file: str, source: SourceMap) -> Real
             entries=tuple(Entry.from_dict(e) for e in data["kernel"]["entries"]),
         ),
         params={k: tuple(v) for k, v in data["params"].items()},
+        params_when=data.get("params_when"),
         targets=tuple(data.get("targets", ())),
         requires=tuple(data.get("requires", ())),
         launch=data.get("launch"),

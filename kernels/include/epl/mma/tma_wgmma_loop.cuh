@@ -1,10 +1,11 @@
-// epl/mma/tma_wgmma_loop.cuh — the k loop of a 128 x BN output tile on Hopper: TMA boxes of A and B
-// on one mbarrier a stage, consumed by two warpgroups of wgmma (sm_90a).
+// epl/mma/tma_wgmma_loop.cuh — the k loop of a BM x BN output tile on Hopper: TMA boxes of A and B
+// on one mbarrier a stage, consumed by BM / 64 warpgroups of wgmma (sm_90a).
 //
-// A block of 256 threads (2 warpgroups of 64 x BN) accumulates the k tiles [first, first + count)
+// A block of 2 BM threads (BM / 64 warpgroups of 64 x BN; BM 128, or 64 for few rows, whose
+// smaller stages let a deeper ring fit) accumulates the k tiles [first, first + count)
 // of its tile into each warpgroup's registers (epl::WarpTile<16, BN>, mma.sync's m16n8 layout).
-// Thread 0 is the only producer: it announces (128 + BN) x 128 bytes a stage on the stage's
-// mbarrier and issues the 128-byte-swizzled boxes (a_tiles [m, k] box 128 x 64; B of layout nt,
+// Thread 0 is the only producer: it announces (BM + BN) x 128 bytes a stage on the stage's
+// mbarrier and issues the 128-byte-swizzled boxes (a_tiles [m, k] box BM x 64; B of layout nt,
 // b_tiles [n, k], one box BN x 64, K-major; of layout nn, b_tiles [k, n], BN / 64 boxes of 64 k x
 // 64 n side by side, N-major, read with wgmma_desc_sw128_mn and imm-trans-b; zeros past the
 // matrix, so ragged m, n and k add nothing). STAGES - 2 k tiles are in
@@ -25,9 +26,10 @@ namespace epl {
 
 #if EPL_HAS_WGMMA
 
-template <int BN, int STAGES, GemmLayout L = GemmLayout::nt>
+template <int BN, int STAGES, GemmLayout L = GemmLayout::nt, int BM = 128>
 struct TmaWgmmaLoop {
-  static constexpr int kBM = 128, kLead = STAGES - 2;
+  static_assert(BM == 64 || BM == 128, "one or two warpgroups of 64 rows");
+  static constexpr int kBM = BM, kThreads = 2 * BM, kLead = STAGES - 2;
   static_assert(STAGES >= 3, "one slot for the running wgmma group, one landing, one in flight");
   static constexpr int kElemsA = kBM * kSwizzleRowElems;
   static constexpr int kStage = (kBM + BN) * kSwizzleRowElems;
@@ -35,7 +37,7 @@ struct TmaWgmmaLoop {
   static constexpr unsigned kSharedBytes = STAGES * kStageBytes + 8 * STAGES;
 
   // Every thread of the block, converged: w (zeroed here) += A [m0 .., k tiles first ..] ·
-  // B [n0 .., same k]ᵀ over `count` k tiles of 64, this warpgroup's 64 rows of the 128. Returns
+  // B [n0 .., same k]ᵀ over `count` k tiles of 64, this warpgroup's 64 rows of the BM. Returns
   // after wgmma.wait_group 0 (the accumulators are final); smem is the kernel's dynamic shared memory.
   __device__ __forceinline__ static void accumulate(WarpTile<16, BN>& w, unsigned char* smem,
                                                     const TensorMap& a_tiles, const TensorMap& b_tiles, int m0,

@@ -1,5 +1,5 @@
 // epl/mma/wgmma.cuh — Hopper's warpgroup MMA (wgmma.mma_async, sm_90a, SASS HGMMA): shared-memory
-// matrix descriptors, the fences and groups around it, and m64nNk16 bf16 -> fp32 for N = 128, 256.
+// matrix descriptors, the fences and groups around it, and m64nNk16 bf16 -> fp32 for N = 64, 128, 256.
 // B is K-major (layout nt) or N-major (layout nn: wgmma_desc_sw128_mn, imm-trans-b).
 //
 // The four warps of a warpgroup (128 threads) issue one wgmma together; A (64 x 16) and B (N x 16)
@@ -51,6 +51,23 @@ __device__ __forceinline__ void wgmma_wait() {
 
 template <int N>
 struct Wgmma;
+
+template <>
+struct Wgmma<64> {
+  // d [64/8][4] += A (64 x 16, descriptor da) · B (64 x 16, descriptor db)ᵀ; B K-major, or N-major
+  // where TRANS_B is 1.
+  template <int TRANS_B = 0>
+  __device__ __forceinline__ static void mma(float (&d)[8][4], unsigned long long da, unsigned long long db) {
+    asm volatile(
+        "{\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+        "%32, %33, 1, 1, 1, 0, %34;\n"
+        "}\n"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
+        : "l"(da), "l"(db), "n"(TRANS_B));
+  }
+};
 
 template <>
 struct Wgmma<128> {
