@@ -109,12 +109,17 @@ def test_queries(catalog: epldb.Catalog) -> None:
     assert catalog.get("no-such-thing") is None
 
 
-def test_realization_points_are_the_cross_product(catalog: epldb.Catalog) -> None:
+def test_realization_points_are_the_cross_product_less_params_when(catalog: epldb.Catalog) -> None:
     for r in catalog.realizations.values():
         expected = 1
         for values in r.params.values():
             expected *= len(values)
-        assert len(r.points()) == expected
+        assert len(r.points_crossed()) == expected
+        if r.params_when is None:
+            assert r.points() == r.points_crossed()
+        else:  # a strict subset, in the cross product's order
+            kept = r.points()
+            assert 0 < len(kept) < expected and kept == [p for p in r.points_crossed() if p in kept]
 
 
 def test_points_where_names_values_as_the_records_spell_them(catalog: epldb.Catalog) -> None:
