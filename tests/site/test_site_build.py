@@ -148,6 +148,15 @@ def test_realization_page_shows_the_launch_domain(repo_site) -> None:
     assert claim not in text
 
 
+def test_realization_page_counts_the_points_params_when_keeps(repo_site) -> None:
+    from repository import repository_catalog
+
+    r = repository_catalog().realizations["gemm/tma-wgmma"]
+    text = visible_text(repo_site.html(repo_site.pages["realization:gemm/tma-wgmma"]))
+    assert f"{len(r.points())} parameter points (the cross product's {len(r.points_crossed())} where params_when" in text
+    assert "(the cross product)" in visible_text(repo_site.html(repo_site.pages["realization:block-reduce/warp-shuffle"]))
+
+
 def test_stale_rows_are_listed_but_never_best(synthetic_site) -> None:
     text = visible_text(synthetic_site.html(synthetic_site.pages["realization:block-reduce/shared-tree"]))
     assert "stale" in text

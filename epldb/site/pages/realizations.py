@@ -78,8 +78,11 @@ def write_realization(site: Site, r: Realization) -> Page:
     n_points = len(r.points())
     page.raw(table(["parameter", "values"], [[f"<code>{esc(k)}</code>", ", ".join(f"<code>{esc(v)}</code>" for v in vs)]
                                             for k, vs in r.params.items()],
-                   caption_html=f"{n_points} parameter point{'s' if n_points != 1 else ''} (the cross product); "
-                                "every one is built for every target."))
+                   caption_html=f"{n_points} parameter point{'s' if n_points != 1 else ''} "
+                                + (f"(the cross product's {len(r.points_crossed())} where <code>params_when</code>, "
+                                   f"<code>{esc(r.params_when)}</code>, is nonzero); " if r.params_when is not None
+                                   else "(the cross product); ")
+                                + "every one is built for every target."))
 
     page.heading(2, "Launch plan")
     page.raw(_launch_plan(r))
