@@ -102,6 +102,13 @@ class Gemm(Contract):
         _shape(4096, 14336, 4096),
         _shape(4097, 4097, 4096),
     )
+    #: Off the bench set (bench --sweep, for select --evaluate): the output sizes between the
+    #: linear-layer rows (m 256, 1024, 2048), the decode rows (m 1, 16, 64) and m 16384.
+    sweep_shapes: ClassVar[tuple[Shape, ...]] = (
+        *(_shape(m, n, k) for m in (256, 1024, 2048) for n, k in ((4096, 4096), (14336, 4096), (4096, 14336))),
+        *(_shape(m, n, k) for m in (1, 16, 64) for n, k in ((4096, 4096), (14336, 4096))),
+        *(_shape(16384, n, k) for n, k in ((4096, 4096), (4096, 14336))),
+    )
     tolerance: ClassVar[dict[str, Tolerance]] = {
         "bfloat16": Tolerance(max_rel=2.0**-8, rel_l2=2.0**-8),
     }

@@ -98,3 +98,15 @@ def test_split_k_plan_splits_agree_and_fill_one_wave() -> None:
             assert scratch.count == splits * shape["m"] * shape["n"]
             assert total.args[-1] == ScalarArg(splits, total.args[-1].text)
     assert served >= 40
+
+
+def test_the_sweep_fills_the_output_sizes_between_the_bench_rows() -> None:
+    from epldb.contracts.gemm import Gemm
+
+    bench = {str(s) for s in Gemm.bench_shapes_full}
+    sweep = Gemm.sweep_shapes
+    assert sweep and not {str(s) for s in sweep} & bench
+    # every m the linear layers name, and the octaves between the bench's 128, 512 and 4096
+    assert {s["m"] for s in sweep} | {s["m"] for s in Gemm.bench_shapes_full} >= {1, 16, 64, 128, 256, 512, 1024, 2048,
+                                                                                 4096, 16384}
+    assert all(s["k"] % 8 == 0 and s["n"] % 8 == 0 for s in sweep)  # both layouts serve them
