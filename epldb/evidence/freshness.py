@@ -11,7 +11,9 @@ only where its ``unaligned_when`` is nonzero, so the rows of aligned shapes meas
 entry, unchanged. A sanitizer row watched every entry of every point it verified, so it keeps only
 when each point of its target compiles to the same machine code, entry by entry. Otherwise, or when
 the realization is gone from the catalog, a row is stale: re-measure pending. Peer and ceiling rows
-are never stale.
+are never stale. A row of a point measured before its realization gained a parameter (gemm/tma-wgmma's
+rows of {bn, stages} once it had bm) takes the one point of today's space that extends it and
+compiles to the machine code it measured (rekey_grown_points), and keeps its evidence by that proof.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     import pandas
 
     from epldb.catalog import Catalog
+    from epldb.evidence.static import Facts
     from epldb.records import Realization
 
 
@@ -38,9 +41,10 @@ def current_hashes(root: Path, catalog: "Catalog") -> dict[str, str]:
     return {rid: by_kernel[r.kernel.source] for rid, r in catalog.realizations.items()}
 
 
-def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
+def stale_mask(df: "pandas.DataFrame", catalog: "Catalog", facts: "Facts | None" = None) -> "pandas.Series":
     """True for each realization (or sanitizer) row of ``df`` that no longer describes the
-    repository's kernel."""
+    repository's kernel. ``facts``: the committed compile facts (MACHINE_CODE_COLUMNS) where the
+    caller has read them already."""
     from epldb.evidence.static import MACHINE_CODE_COLUMNS, code_classes, load_facts, recorded_source_hashes
 
     hashes = current_hashes(catalog.root, catalog)
@@ -56,7 +60,7 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog") -> "pandas.Series":
     changed &= df["source_hash"].isin(list(recorded_source_hashes(catalog.root)))
     if not changed.any():
         return stale
-    facts = load_facts(catalog.root, MACHINE_CODE_COLUMNS)
+    facts = facts or load_facts(catalog.root, MACHINE_CODE_COLUMNS)
     codes: dict[str, dict[tuple[str, str, str], dict[str, int]]] = {}
 
     def code_of(rid: str) -> dict[tuple[str, str, str], dict[str, int]]:
@@ -154,3 +158,73 @@ def _aligned_entry_runs(r: "Realization", moved: list[str], shape_json: str, par
     return True
 
 
+
+
+def rekey_grown_points(df: "pandas.DataFrame", catalog: "Catalog") -> "tuple[pandas.Series, Facts | None]":
+    """Rows of a point measured before its realization gained a parameter, given today's point.
+
+    A realization row whose ``params`` name a strict subset of today's parameters describes no
+    point of today's space by its key. Where exactly one of today's points that extends it compiles,
+    at the row's target and today's source, to the machine code the row measured (every entry; any
+    of the PTX, SASS and label-free SASS hashes equal: static.Facts.machine_code), the row is that
+    point's: its ``params`` are rewritten in ``df`` (never in the file), and it is as fresh as the
+    code says. Rows with no such point stay as they are (stale_mask judges them). Returns the mask of the rewritten rows, and the facts where it read
+    them (for stale_mask)."""
+    import pandas as pd
+
+    from epldb.evidence.static import MACHINE_CODE_COLUMNS, load_facts
+
+    none = pd.Series(False, index=df.index)
+    real = df["kind"] == "realization"
+    if not real.any():
+        return none, None
+    grown: dict[tuple[str, str], dict[str, object]] = {}  # (subject, params) → the row's point, where it lacks names
+    for subject, params in df.loc[real, ["subject", "params"]].astype(str).drop_duplicates().itertuples(index=False):
+        r = catalog.realizations.get(subject)
+        if r is None or not r.params:
+            continue
+        try:
+            point = json.loads(params)
+        except ValueError:
+            continue
+        if isinstance(point, dict) and set(point) < set(r.params):
+            grown[(subject, params)] = point
+    if not grown:
+        return none, None
+    hashes = current_hashes(catalog.root, catalog)
+    facts = load_facts(catalog.root, MACHINE_CODE_COLUMNS)
+    codes: dict[str, dict[tuple[str, str, str], dict[str, tuple[str, ...]]]] = {}
+    mapping: dict[tuple[str, str, str, str], str] = {}  # (subject, target, params, source) → today's params
+    rows = df.loc[real, ["subject", "target", "params", "source_hash"]].astype(str).drop_duplicates()
+    for subject, target, params, source in rows.itertuples(index=False):
+        point = grown.get((subject, params))
+        if point is None:
+            continue
+        if subject not in codes:
+            codes[subject] = facts.machine_code(subject)
+        code = codes[subject]
+        measured = code.get((target, canonical_json(point), source))
+        if not measured:
+            continue
+        same = []
+        for candidate in catalog.realizations[subject].points():
+            if any(candidate.get(k) != v for k, v in point.items()):
+                continue
+            now = code.get((target, canonical_json(candidate), hashes[subject]))
+            if now and set(now) == set(measured) and all(
+                    any(a and a == b for a, b in zip(measured[e], now[e])) for e in measured):
+                same.append(candidate)
+        if len(same) == 1:
+            mapping[(subject, target, params, source)] = canonical_json(same[0])
+    if not mapping:
+        return none, facts
+    keys = list(zip(df["subject"].astype(str), df["target"].astype(str), df["params"].astype(str),
+                    df["source_hash"].astype(str)))
+    new = [mapping.get(k) if is_real else None for k, is_real in zip(keys, real)]
+    moved = pd.Series([n is not None for n in new], index=df.index)
+    if moved.any():
+        params = df["params"].astype(object).copy()
+        params[moved] = [n for n in new if n is not None]
+        df["params"] = params.astype(df["params"].dtype) if str(df["params"].dtype) != "category" \
+            else params.astype("category")
+    return moved, facts

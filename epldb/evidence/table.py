@@ -111,7 +111,7 @@ def load_evidence(root: Path | None = None, catalog: "Catalog | None" = None, *,
     """Every sealed evidence row under ``root/evidence`` as a tidy table (see the module's notes)."""
     import pandas as pd
 
-    from epldb.evidence.freshness import stale_mask
+    from epldb.evidence.freshness import rekey_grown_points, stale_mask
 
     if catalog is None:
         from epldb.catalog import default_catalog
@@ -132,7 +132,13 @@ def load_evidence(root: Path | None = None, catalog: "Catalog | None" = None, *,
     codes = file_col.cat.codes.to_numpy() if len(df) else []
     for col, values in per_file.items():
         df[col] = pd.array(values, dtype="string").take(codes) if len(df) else pd.Series([], dtype="string")
-    df["stale"] = stale_mask(df, catalog) if len(df) else pd.Series([], dtype=bool)
+    # Rows of points measured before the realization gained a parameter take today's point where the
+    # machine code is the same (epldb.evidence.freshness.rekey_grown_points): fresh by that proof.
+    if len(df):
+        rekeyed, facts = rekey_grown_points(df, catalog)
+        df["stale"] = stale_mask(df, catalog, facts) & ~rekeyed
+    else:
+        df["stale"] = pd.Series([], dtype=bool)
     taken = set(COLUMNS) | set(EXTRA_COLUMNS)
     shape_fields = _expand(df, "shape", taken, "shape_")
     param_fields = _expand(df, "params", taken, "param_")

@@ -4,6 +4,7 @@ a verified realization with only stale evidence is a warning, and an error under
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,27 @@ def test_a_sanitizer_row_keeps_only_while_every_point_compiles_to_the_same_code(
     assert not _every_point_same(code, "sm_90a", "old", "fixed")
     assert not _every_point_same(code, "sm_90a", "old", "fewer")
     assert not _every_point_same(code, "sm_80", "old", "comment")  # nothing recorded at the target
+
+
+@pytest.mark.parametrize("items, rekeyed", [("[1]", True), ("[1, 4]", False)])
+def test_a_row_measured_before_a_parameter_existed_takes_the_one_point_of_its_code(
+        tmp_path: Path, toolchain, items: str, rekeyed: bool) -> None:  # type: ignore[no-untyped-def]
+    """The row of {op, block, dtype} measured before `items` was declared becomes the point with
+    items 1 where that is the one point of today's space with its machine code; with items 1 and 4
+    (the entry does not read items: both compile alike) no point is told apart and the row keeps
+    its key."""
+    root = _repo(tmp_path)
+    real = root / "catalog/realizations/tile-sum/naive.yaml"
+    grown = real.read_text()
+    real.write_text(grown.replace("  items: [1, 4]\n", "").replace("block * items", "block"))
+    measured = _record(root, toolchain, tmp_path)
+    before = {k: v for k, v in PARAMS.items() if k != "items"}
+    w = EvidenceWriter(root / "evidence" / "nvidia-h200", "20260101T000000Z-verify-aaaa").open()
+    w.append(Row(RID, "realization", before, "float32", {"n": 4097}, "passed", source_hash=measured, target="sm_90"))
+    w.close()
+    real.write_text(grown.replace("items: [1, 4]", f"items: {items}"))
+    assert _record(root, toolchain, tmp_path) == measured  # the kernel is the same; the space grew
+    df = load_evidence(root, epldb.load(root, lint=False))
+    row = df[df["kind"] == "realization"].iloc[0]
+    assert json.loads(row["params"]) == ({**before, "items": 1} if rekeyed else before)
+    assert not row["stale"]
