@@ -60,7 +60,7 @@ def stale_mask(df: "pandas.DataFrame", catalog: "Catalog", facts: "Facts | None"
     changed &= df["source_hash"].isin(list(recorded_source_hashes(catalog.root)))
     if not changed.any():
         return stale
-    facts = facts or load_facts(catalog.root, MACHINE_CODE_COLUMNS)
+    facts = facts if facts is not None else load_facts(catalog.root, MACHINE_CODE_COLUMNS)
     codes: dict[str, dict[tuple[str, str, str], dict[str, int]]] = {}
 
     def code_of(rid: str) -> dict[tuple[str, str, str], dict[str, int]]:
@@ -158,8 +158,6 @@ def _aligned_entry_runs(r: "Realization", moved: list[str], shape_json: str, par
     return True
 
 
-
-
 def rekey_grown_points(df: "pandas.DataFrame", catalog: "Catalog") -> "tuple[pandas.Series, Facts | None]":
     """Rows of a point measured before its realization gained a parameter, given today's point.
 
@@ -168,8 +166,8 @@ def rekey_grown_points(df: "pandas.DataFrame", catalog: "Catalog") -> "tuple[pan
     at the row's target and today's source, to the machine code the row measured (every entry; any
     of the PTX, SASS and label-free SASS hashes equal: static.Facts.machine_code), the row is that
     point's: its ``params`` are rewritten in ``df`` (never in the file), and it is as fresh as the
-    code says. Rows with no such point stay as they are (stale_mask judges them). Returns the mask of the rewritten rows, and the facts where it read
-    them (for stale_mask)."""
+    code says. Rows with no such point stay as they are (stale_mask judges them). Returns the mask
+    of the rewritten rows, and the facts where it read them (for stale_mask)."""
     import pandas as pd
 
     from epldb.evidence.static import MACHINE_CODE_COLUMNS, load_facts
@@ -218,13 +216,8 @@ def rekey_grown_points(df: "pandas.DataFrame", catalog: "Catalog") -> "tuple[pan
             mapping[(subject, target, params, source)] = canonical_json(same[0])
     if not mapping:
         return none, facts
-    keys = list(zip(df["subject"].astype(str), df["target"].astype(str), df["params"].astype(str),
-                    df["source_hash"].astype(str)))
-    new = [mapping.get(k) if is_real else None for k, is_real in zip(keys, real)]
+    new = [mapping.get(k) for k in zip(df["subject"].astype(str), df["target"].astype(str),
+                                       df["params"].astype(str), df["source_hash"].astype(str))]
     moved = pd.Series([n is not None for n in new], index=df.index)
-    if moved.any():
-        params = df["params"].astype(object).copy()
-        params[moved] = [n for n in new if n is not None]
-        df["params"] = params.astype(df["params"].dtype) if str(df["params"].dtype) != "category" \
-            else params.astype("category")
+    df.loc[moved, "params"] = [n for n in new if n is not None]
     return moved, facts
