@@ -29,8 +29,11 @@ the figure of merit is the rate, 2·m·n·k flops, against the ``mma-bf16`` rate
 the run (epldb.bench.measure_rate_ceilings: cuBLAS through torch.matmul at 8192³, the best any
 kernel on this board is known to reach).
 
-Peers: torch.matmul (cuBLAS, bf16 in, fp32 accumulate, bf16 out) eagerly. torch.compile with
-max-autotune compiles for minutes per shape and is left out of ``--quick`` runs (full runs only).
+Peers: torch.matmul (cuBLAS, bf16 in, fp32 accumulate, bf16 out) eagerly, and the same call through
+torch.compile with max-autotune over Triton's GEMM templates alone (epldb.contracts.peers'
+MAX_AUTOTUNE_TRITON: the configurations inductor times per shape, the fastest kept), the kernel a
+user of torch.compile gets where Triton beats cuBLAS. Its tuning takes tens of seconds a shape, so
+like every torch.compile peer it is left out of ``--quick`` runs.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from epldb.contracts.base import (
     uniform01,
 )
 from epldb.contracts.dtypes import from_float64, to_float64
-from epldb.contracts.peers import torch_eager_peer
+from epldb.contracts.peers import MAX_AUTOTUNE_TRITON, STATIC_RECOMPILE_LIMIT, torch_compile_peer, torch_eager_peer
 
 #: The scales of rows and of k columns: log-uniform over 2^-SCALE_LOG2 .. 2^SCALE_LOG2.
 SCALE_LOG2 = 2.0
@@ -169,7 +172,11 @@ class Gemm(Contract):
 
     def peers(self) -> tuple[Peer, ...]:
         return (torch_eager_peer("PyTorch eager: torch.matmul (cuBLAS), bf16 in, fp32 accumulate, bf16 out",
-                                 _matmul_torch, "c", _mnk_layout),)
+                                 _matmul_torch, "c", _mnk_layout),
+                torch_compile_peer("torch.compile of the same call, max-autotune over Triton's GEMM templates "
+                                   "(static shapes, no CUDA graphs)", _matmul_torch, "c", _mnk_layout,
+                                   dynamic=False, recompile_limit=STATIC_RECOMPILE_LIMIT,
+                                   options=MAX_AUTOTUNE_TRITON))
 
 
 def _mnk_layout(contract: Contract, shape: Shape, point: Point) -> tuple[int, int, int, str]:

@@ -44,8 +44,15 @@ Prepare = Callable[[Contract, Shape, Point], "PeerCall | str"]
 #: The output name of a peer function returning one tensor, or the names of a tuple it returns.
 Outputs = str | tuple[str, ...]
 
-#: torch.compile wrappers by (function, dynamic); filled when a peer is prepared, never at import.
-_COMPILED: dict[tuple[Callable[..., Any], bool], Any] = {}
+#: Inductor options of the GEMM peer: max-autotune (each shape's Triton templates compiled and timed,
+#: the fastest kept) over Triton alone, cuBLAS being the eager peer already, and no CUDA graphs, which
+#: would replay into one output buffer the timing's rotating input sets share.
+MAX_AUTOTUNE_TRITON: tuple[tuple[str, Any], ...] = (
+    ("max_autotune", True), ("max_autotune_gemm_backends", "TRITON"), ("triton.cudagraphs", False))
+
+#: torch.compile wrappers by (function, dynamic, inductor options); filled when a peer is prepared,
+#: never at import.
+_COMPILED: dict[tuple[Callable[..., Any], bool, tuple[tuple[str, Any], ...]], Any] = {}
 
 
 def as_torch(x: Any, dtype: str) -> Any:
@@ -77,14 +84,15 @@ def _input_specs(contract: Contract, shape: Shape, point: Point) -> list[tuple[s
     return [(s.name, s.dtype) for s in contract.inputs(shape, point)]
 
 
-def _compiled(fn: Callable[..., Any], dynamic: bool) -> Any:
-    """One torch.compile wrapper per function: dynamo keys its graphs on the function's code and
-    guards on the arguments (dtype, op, and shapes unless ``dynamic``)."""
+def _compiled(fn: Callable[..., Any], dynamic: bool, options: tuple[tuple[str, Any], ...] = ()) -> Any:
+    """One torch.compile wrapper per function (and inductor options): dynamo keys its graphs on the
+    function's code and guards on the arguments (dtype, op, and shapes unless ``dynamic``)."""
     import torch
 
-    if (fn, dynamic) not in _COMPILED:
-        _COMPILED[(fn, dynamic)] = torch.compile(fn, dynamic=dynamic)
-    return _COMPILED[(fn, dynamic)]
+    key = (fn, dynamic, options)
+    if key not in _COMPILED:
+        _COMPILED[key] = torch.compile(fn, dynamic=dynamic, options=dict(options) if options else None)
+    return _COMPILED[key]
 
 
 def raise_recompile_limit(limit: int) -> None:
@@ -127,12 +135,14 @@ def prepare_torch_eager(fn: Callable[..., Any], output: Outputs, args: PeerArgs)
 
 
 def prepare_torch_compile(fn: Callable[..., Any], output: Outputs, args: PeerArgs, *, dynamic: bool,
-                          recompile_limit: int | None = None) -> Prepare:
-    """A peer running ``torch.compile(fn, dynamic=dynamic)(*tensors, *args)``.
+                          recompile_limit: int | None = None,
+                          options: tuple[tuple[str, Any], ...] = ()) -> Prepare:
+    """A peer running ``torch.compile(fn, dynamic=dynamic, options=options)(*tensors, *args)``.
 
     ``dynamic=True``: one graph for every size (and every integer argument), so a run does not
     recompile per shape; ``dynamic=False``: a graph per shape, specialized to it, which needs
-    ``recompile_limit`` above the number of shapes x dtypes x ops a run compiles.
+    ``recompile_limit`` above the number of shapes x dtypes x ops a run compiles. ``options``:
+    inductor's (e.g. MAX_AUTOTUNE_TRITON), as (name, value) pairs; none: its defaults.
     """
 
     def prepare(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
@@ -144,7 +154,7 @@ def prepare_torch_compile(fn: Callable[..., Any], output: Outputs, args: PeerArg
         if recompile_limit is not None:
             raise_recompile_limit(recompile_limit)
         specs, a = _input_specs(contract, shape, point), args(contract, shape, point)
-        compiled = _compiled(fn, dynamic)
+        compiled = _compiled(fn, dynamic, options)
 
         def call(inputs: Arrays) -> dict[str, Any]:
             return _named(output, compiled(*(as_torch(inputs[n], d) for n, d in specs), *a))
@@ -180,9 +190,9 @@ def torch_eager_peer(title: str, fn: Callable[..., Any], output: Outputs, args: 
 
 
 def torch_compile_peer(title: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs, *, dynamic: bool,
-                       recompile_limit: int | None = None) -> Peer:
-    return Peer(TORCH_COMPILE, title,
-                prepare_torch_compile(fn, output, args, dynamic=dynamic, recompile_limit=recompile_limit))
+                       recompile_limit: int | None = None, options: tuple[tuple[str, Any], ...] = ()) -> Peer:
+    return Peer(TORCH_COMPILE, title, prepare_torch_compile(fn, output, args, dynamic=dynamic,
+                                                            recompile_limit=recompile_limit, options=options))
 
 
 def cupy_peer(title: str, fn: Callable[..., Any], output: str, args: PeerArgs) -> Peer:

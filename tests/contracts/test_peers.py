@@ -120,6 +120,31 @@ def test_prepare_says_what_is_missing_instead_of_raising(absent: tuple[str, ...]
             assert prepared in reasons, (case.id, prepared)
 
 
+def test_the_gemm_compile_peer_autotunes_over_triton_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The options reach torch.compile, and one wrapper serves every call of a (function, options).
+    import types
+
+    from epldb.contracts import peers
+
+    seen: list[dict[str, Any]] = []
+
+    def compile(fn: Any, dynamic: bool, options: dict[str, Any] | None) -> Any:  # noqa: A001 - torch's name
+        seen.append({"fn": fn, "dynamic": dynamic, "options": options})
+        return fn
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(compile=compile))
+    monkeypatch.setattr(peers, "_COMPILED", {})
+    (peer,) = [p for p in get_contract("gemm").peers() if p.name == peers.TORCH_COMPILE]
+    assert "max-autotune" in peer.title
+    fn = object()
+    for _ in range(2):
+        peers._compiled(fn, False, peers.MAX_AUTOTUNE_TRITON)
+    peers._compiled(fn, False)
+    assert seen == [{"fn": fn, "dynamic": False, "options": {"max_autotune": True, "max_autotune_gemm_backends": "TRITON",
+                                                               "triton.cudagraphs": False}},
+                    {"fn": fn, "dynamic": False, "options": None}]
+
+
 # --- GPU ---------------------------------------------------------------------------------------------
 
 
