@@ -38,34 +38,34 @@ __device__ __forceinline__ Vec16<T> apply_vec16(const float* x, const Vec16<T>& 
 }
 
 // in_phase: p0 + c0 and p1 + c0 are 16-byte aligned (params_in_phase); otherwise the parameters
-// are read from the aligned vectors around them (load_16B_realigned), below column `end` only.
+// are read element by element (load_16B_elementwise).
 template <int P, typename T, typename F>
 __device__ __forceinline__ Vec16<T> apply_vec16(const float* x, const T* __restrict__ p0, const T* __restrict__ p1,
-                                                int c0, F f, bool in_phase = true, int end = 0) {
+                                                int c0, F f, bool in_phase = true) {
   Vec16<T> a, b;
-  if constexpr (P >= 1) a = in_phase ? load_16B_aligned(p0 + c0) : load_16B_realigned(p0 + c0, p0 + end);
-  if constexpr (P >= 2) b = in_phase ? load_16B_aligned(p1 + c0) : load_16B_realigned(p1 + c0, p1 + end);
+  if constexpr (P >= 1) a = in_phase ? load_16B_aligned(p0 + c0) : load_16B_elementwise(p0 + c0);
+  if constexpr (P >= 2) b = in_phase ? load_16B_aligned(p1 + c0) : load_16B_elementwise(p1 + c0);
   return apply_vec16<P>(x, a, b, f);
 }
 
 // The same for one vector of the segment as loaded.
 template <int P, typename T, typename F>
 __device__ __forceinline__ Vec16<T> rewrite_vec16(const Vec16<T>& v, const T* __restrict__ p0,
-                                                  const T* __restrict__ p1, int c0, F f, bool in_phase = true,
-                                                  int end = 0) {
+                                                  const T* __restrict__ p1, int c0, F f, bool in_phase = true) {
   float x[Vec16<T>::N];
   widen_vec16(v, x);
-  return apply_vec16<P>(x, p0, p1, c0, f, in_phase, end);
+  return apply_vec16<P>(x, p0, p1, c0, f, in_phase);
 }
 
 // Whether the P parameter arrays (segment-relative: column c of the segment at p0 + c) take
 // 16-byte vectors at the body of a split segment, whose first vector is column `head`. A weight
 // [cols] beside row r of x sits at the row's offset mod 16 only where r * cols * sizeof(T) is a
 // multiple of 16: every row for cols a multiple of 16 / sizeof(T), every 16 / gcd(16, cols *
-// sizeof(T))-th row otherwise. Out of phase, each body vector's parameters come from the two aligned
-// vectors around them, joined by funnel shifts (load_16B_realigned: L1 hits after the first row,
-// every row reads the same weight), and the body's last vector, whose second would reach past the
-// body, element by element.
+// sizeof(T))-th row otherwise. Out of phase, each body vector's parameters are read element by
+// element (L1 hits after the first row: every row reads the same weight). A realignment by funnel
+// shifts would load two aligned vectors of each parameter per body vector and hold both through the
+// shift (registers, where the reread entries run under 32), and its last vector would read up to 15
+// bytes past the array's end.
 template <int P, typename T>
 __device__ __forceinline__ bool params_in_phase(const T* p0, const T* p1, int head) {
   if constexpr (P == 0) return true;
@@ -94,7 +94,6 @@ __device__ __forceinline__ void rewrite_vectors(const T* __restrict__ v16, const
   constexpr int UNROLL = Walk::kUnroll;
   constexpr Evict HINT = Walk::kHint;
   constexpr int N = Vec16<T>::N;
-  const int end = c0 + nv * N;  // the span's end: out-of-phase parameters are read below it only
   int i = lane;
   // Exactly UNROLL rounds' loads in flight: unrolled further, the rounds' registers would cost
   // the threads per SM that hide the latency here.
@@ -106,13 +105,13 @@ __device__ __forceinline__ void rewrite_vectors(const T* __restrict__ v16, const
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       const int c = c0 + (i + u * LANES) * N;
-      store_16B_aligned(out + c, rewrite_vec16<P>(v[u], p0, p1, c, f, in_phase, end));
+      store_16B_aligned(out + c, rewrite_vec16<P>(v[u], p0, p1, c, f, in_phase));
     }
   }
 #pragma unroll 1
   for (; i < nv; i += LANES) {
     const int c = c0 + i * N;
-    store_16B_aligned(out + c, rewrite_vec16<P>(load_16B_aligned_hinted<HINT>(v16 + i * N), p0, p1, c, f, in_phase, end));
+    store_16B_aligned(out + c, rewrite_vec16<P>(load_16B_aligned_hinted<HINT>(v16 + i * N), p0, p1, c, f, in_phase));
   }
 }
 

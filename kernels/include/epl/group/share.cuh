@@ -211,12 +211,11 @@ struct RowShare {
                                         F f) const {
     if constexpr (VECTOR) {
       const bool in_phase = !SPLIT || params_in_phase<P>(p0, p1, sp.head);
-      const int end = SPLIT ? sp.head + sp.nv * N : 0;  // out-of-phase parameters: the body's columns only
 #pragma unroll
       for (int k = 0; k < VECS; ++k) {
         if (!valid(k, 0)) continue;
         const int c0 = col(k, 0);
-        store_16B_aligned(out + c0, apply_vec16<P>(x + k * N, p0, p1, c0, f, in_phase, end));
+        store_16B_aligned(out + c0, apply_vec16<P>(x + k * N, p0, p1, c0, f, in_phase));
       }
 #pragma unroll
       for (int s = 0; s < EDGES; ++s) {
