@@ -1,5 +1,5 @@
-"""Peers: PyTorch eager, torch.compile, Liger-Kernel and CuPy solving a contract's problem beside
-our kernels.
+"""Peers: PyTorch eager, torch.compile, Liger-Kernel, QuACK and CuPy solving a contract's problem
+beside our kernels.
 
 What every peer shares lives here: the lazy imports (a missing package is a skip reason, never an
 exception), CuPy arrays handed to PyTorch and back through DLPack (bfloat16 through an int16
@@ -16,6 +16,7 @@ them, so they are fixed here and never change.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -36,6 +37,7 @@ TORCH_EAGER = "torch-eager"
 TORCH_COMPILE = "torch-compile"
 CUPY = "cupy"
 LIGER = "liger-kernel"
+QUACK = "quack"
 
 #: The arguments a peer function takes after its input arrays, for one instance.
 PeerArgs = Callable[[Contract, Shape, Point], tuple[Any, ...]]
@@ -304,23 +306,31 @@ def torch_peers(call: str, fn: Callable[..., Any], output: Outputs, args: PeerAr
             Peer(TORCH_COMPILE, f"torch.compile of the same call, static shapes{suffix}", compiled, tolerance))
 
 
-# --- Liger-Kernel: the fused Triton kernels users pick for these layers --------------------------------
+# --- Liger-Kernel and QuACK: the fused kernels users pick for these layers ---------------------------
 
 
-def prepare_liger(fn: Callable[..., Any], output: Outputs, args: PeerArgs) -> Prepare:
-    """A Liger-Kernel peer: ``fn(*tensors, *args)`` eagerly, as prepare_torch_eager, once the
-    package imports (its Triton kernels compile at the first call, in the bench's warm-up). The
-    inputs never require gradients, so Liger's forward writes no gradient into them."""
+def prepare_package(module: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs) -> Prepare:
+    """A peer of a package's own kernels: ``fn(*tensors, *args)`` eagerly, as prepare_torch_eager,
+    once ``module`` imports (their kernels compile at the first call, in the bench's warm-up). The
+    inputs never require gradients, so a forward writes no gradient into them."""
     eager = prepare_torch_eager(fn, output, args)
 
     def prepare(contract: Contract, shape: Shape, point: Point) -> PeerCall | str:
         try:
-            import liger_kernel  # noqa: F401
+            importlib.import_module(module)
         except ImportError as e:
             return f"not installed: {e.name}"
         return eager(contract, shape, point)
 
     return prepare
+
+
+def _package_peer(name: str, module: str, title: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs,
+                  convert: Convert | None, tolerance: dict[str, Tolerance] | None) -> Peer:
+    prepare = prepare_package(module, fn, output, args)
+    if convert is not None:
+        prepare = convert_on_read(prepare, convert)
+    return Peer(name, title, prepare, tolerance)
 
 
 def liger_peer(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs = no_args, *,
@@ -329,8 +339,17 @@ def liger_peer(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArg
     """Liger-Kernel's Triton kernel for the problem (``call`` names it in the title), the fused
     kernels users put into Hugging Face models in place of PyTorch's; ``convert``, ``note`` and
     ``tolerance`` as for torch_peers."""
-    prepare = prepare_liger(fn, output, args)
-    if convert is not None:
-        prepare = convert_on_read(prepare, convert)
     suffix = f" ({note})" if note else ""
-    return Peer(LIGER, f"Liger-Kernel (Triton): {call}{suffix}", prepare, tolerance)
+    return _package_peer(LIGER, "liger_kernel", f"Liger-Kernel (Triton): {call}{suffix}", fn, output, args, convert,
+                         tolerance)
+
+
+def quack_peer(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs = no_args, *,
+               convert: Convert | None = None, note: str = "",
+               tolerance: dict[str, Tolerance] | None = None) -> Peer:
+    """QuACK's kernel for the problem (``quack-kernels``: memory-bound kernels written in CUTLASS's
+    Python DSL, CuTe DSL, for Hopper and Blackwell); as liger_peer otherwise. Its wheels with the
+    DSL's (about 100 MB) exceed what one call to a lent GPU carries (docs/GPU.md), so without them
+    its rows are skipped, "not installed: quack"."""
+    suffix = f" ({note})" if note else ""
+    return _package_peer(QUACK, "quack", f"QuACK (CuTe DSL): {call}{suffix}", fn, output, args, convert, tolerance)

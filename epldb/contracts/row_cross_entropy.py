@@ -40,10 +40,11 @@ fails in rows of up to about 10^5 elements; a wrong target index fails where the
 differ, wrong rows and unwritten outputs (NaN) at every shape.
 
 Peers: torch.nn.functional.cross_entropy(x, target, ignore_index=ignore_index, reduction="none")
-eager and torch.compile of the same call (static shapes), and Liger-Kernel's. The loss comes back in the input dtype: a bfloat16 loss is widened
-to float32 when the checker reads it, outside the timing (peers.as_float32), and the bfloat16
-peers are held to 2^-7 (log_softmax rounded to bfloat16 before the target is picked: up to 2^-8 of
-the largest loss). float32 peers are held to the contract's tolerance.
+eager and torch.compile of the same call (static shapes), Liger-Kernel's and QuACK's. The loss of the
+first three comes back in the input dtype: a bfloat16 loss is widened to float32 when the checker
+reads it, outside the timing (peers.as_float32), and the bfloat16 peers are held to 2^-7
+(log_softmax rounded to bfloat16 before the target is picked: up to 2^-8 of the largest loss).
+float32 peers, and QuACK's float32 loss at both dtypes, are held to the contract's tolerance.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from epldb.contracts.base import (
     Tolerance,
     uniform01,
 )
-from epldb.contracts.peers import as_float32, bfloat16_loosened, liger_peer, torch_peers
+from epldb.contracts.peers import as_float32, bfloat16_loosened, liger_peer, quack_peer, torch_peers
 from epldb.contracts.row_softmax_state import (
     neg_inf_mask,
     softmax_state_float64,
@@ -145,7 +146,9 @@ class RowCrossEntropy(RowContract):
                              convert=as_float32, note=note, tolerance=loose),
                 liger_peer("liger_cross_entropy(x, target, ignore_index=ignore_index, reduction='none')",
                            _cross_entropy_liger, "loss", ignore_index_arg, convert=as_float32, note=note,
-                           tolerance=loose))
+                           tolerance=loose),
+                quack_peer("quack.cross_entropy.cross_entropy_fwd(x, target, ignore_index=ignore_index), a float32 "
+                           "loss", _cross_entropy_quack, "loss", ignore_index_arg))
 
 
 def ignore_index_arg(contract: Contract, shape: Shape, point: Point) -> tuple[int]:
@@ -163,3 +166,9 @@ def _cross_entropy_liger(x: Any, target: Any, ignore_index: int) -> Any:
     from liger_kernel.transformers.functional import liger_cross_entropy
 
     return liger_cross_entropy(x, target, ignore_index=ignore_index, reduction="none")
+
+
+def _cross_entropy_quack(x: Any, target: Any, ignore_index: int) -> Any:
+    from quack.cross_entropy import cross_entropy_fwd
+
+    return cross_entropy_fwd(x, target, ignore_index=ignore_index)

@@ -60,7 +60,7 @@ import numpy as np
 
 from epldb.contracts.base import Arrays, Peer, Point, Shape, Tolerance, uniform01
 from epldb.contracts.dtypes import from_float64
-from epldb.contracts.peers import liger_peer, torch_peers
+from epldb.contracts.peers import liger_peer, quack_peer, torch_peers
 from epldb.contracts.row_moments import mean_dominated_values
 from epldb.contracts.row_rmsnorm import eps_arg, eps_rows, gains
 from epldb.contracts.rows import RowMapContract
@@ -124,7 +124,9 @@ class RowLayerNorm(RowMapContract):
     def peers(self) -> tuple[Peer, ...]:
         return (*torch_peers("torch.nn.functional.layer_norm(x, (cols,), weight, bias, eps) in the input dtype",
                              _layer_norm_torch, "y", eps_arg),
-                liger_peer("liger_layer_norm(x, weight, bias, eps)", _layer_norm_liger, "y", eps_arg))
+                liger_peer("liger_layer_norm(x, weight, bias, eps)", _layer_norm_liger, "y", eps_arg),
+                quack_peer("quack.rmsnorm.layernorm_fwd(x, weight, bias, eps=eps), weight and bias widened to "
+                           "float32 as it requires (exact)", _layer_norm_quack, "y", eps_arg))
 
 
 def _layer_norm_torch(x: Any, weight: Any, bias: Any, eps: float) -> Any:
@@ -137,3 +139,9 @@ def _layer_norm_liger(x: Any, weight: Any, bias: Any, eps: float) -> Any:
     from liger_kernel.transformers.functional import liger_layer_norm
 
     return liger_layer_norm(x, weight, bias, eps)
+
+
+def _layer_norm_quack(x: Any, weight: Any, bias: Any, eps: float) -> Any:
+    from quack.rmsnorm import layernorm_fwd
+
+    return layernorm_fwd(x, weight.float(), bias.float(), eps=eps)

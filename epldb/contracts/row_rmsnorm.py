@@ -55,7 +55,7 @@ from epldb.contracts.base import (
     wide_range_values,
 )
 from epldb.contracts.dtypes import from_float64
-from epldb.contracts.peers import bfloat16_loosened, liger_peer, torch_peers
+from epldb.contracts.peers import bfloat16_loosened, liger_peer, quack_peer, torch_peers
 from epldb.contracts.rows import RowMapContract
 
 #: log2 range of the row scales s_r.
@@ -117,7 +117,9 @@ class RowRmsNorm(RowMapContract):
         return (*torch_peers("torch.nn.functional.rms_norm(x, (cols,), weight, eps) in the input dtype",
                              _rms_norm_torch, "y", eps_arg, note=note, tolerance=loose),
                 liger_peer("liger_rms_norm(x, weight, eps), Llama casting (x * rstd rounded, then the weight)",
-                           _rms_norm_liger, "y", eps_arg, note=note, tolerance=loose))
+                           _rms_norm_liger, "y", eps_arg, note=note, tolerance=loose),
+                quack_peer("quack.rmsnorm(x, weight, eps=eps)", _rms_norm_quack, "y", eps_arg, note=note,
+                           tolerance=loose))
 
 
 def _rms_norm_torch(x: Any, weight: Any, eps: float) -> Any:
@@ -130,3 +132,9 @@ def _rms_norm_liger(x: Any, weight: Any, eps: float) -> Any:
     from liger_kernel.transformers.functional import liger_rms_norm
 
     return liger_rms_norm(x, weight, eps)
+
+
+def _rms_norm_quack(x: Any, weight: Any, eps: float) -> Any:
+    import quack
+
+    return quack.rmsnorm(x, weight, eps=eps)

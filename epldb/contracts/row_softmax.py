@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from epldb.contracts.base import Arrays, Peer, Point, Shape, Tolerance
-from epldb.contracts.peers import liger_peer, nan_as, torch_peers
+from epldb.contracts.peers import liger_peer, nan_as, quack_peer, torch_peers
 from epldb.contracts.row_softmax_state import (
     softmax_state_float64,
     softmax_state_inputs,
@@ -86,7 +86,8 @@ class RowSoftmax(RowMapContract):
         note = "NaN of an all -inf row read as 0 outside the timing"
         return (*torch_peers("torch.softmax(x, dim=1) in the input dtype", _softmax_torch, "y", convert=nan_as(0.0),
                              note=note),
-                liger_peer("liger_softmax(x)", _softmax_liger, "y", convert=nan_as(0.0), note=note))
+                liger_peer("liger_softmax(x)", _softmax_liger, "y", convert=nan_as(0.0), note=note),
+                quack_peer("quack.softmax(x)", _softmax_quack, "y", convert=nan_as(0.0), note=note))
 
 
 def _softmax_torch(x: Any) -> Any:
@@ -99,3 +100,9 @@ def _softmax_liger(x: Any) -> Any:
     from liger_kernel.transformers.functional import liger_softmax
 
     return liger_softmax(x)
+
+
+def _softmax_quack(x: Any) -> Any:
+    import quack
+
+    return quack.softmax(x)

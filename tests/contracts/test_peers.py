@@ -103,20 +103,23 @@ def test_peer_names_are_unique_within_a_contract(name: str) -> None:
     assert len(set(names)) == len(names), names
 
 
-@pytest.mark.parametrize("absent", [("cupy",), ("torch",), ("cupy", "torch"), ("liger_kernel",)], ids="+".join)
+@pytest.mark.parametrize("absent", [("cupy",), ("torch",), ("cupy", "torch"), ("liger_kernel",), ("quack",)],
+                         ids="+".join)
 def test_prepare_says_what_is_missing_instead_of_raising(absent: tuple[str, ...],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     for module in absent:
         monkeypatch.setitem(sys.modules, module, None)  # `import module` now raises ImportError
-    missing = {m for m in ("cupy", "torch", "liger_kernel") if importlib.util.find_spec(m) is None}  # patched or not installed
+    packages = {"liger-kernel": "liger_kernel", "quack": "quack"}  # peer -> the package it needs
+    # patched or not installed
+    missing = {m for m in ("cupy", "torch", *packages.values()) if importlib.util.find_spec(m) is None}
     reasons = {f"not installed: {m}" for m in missing}
     for case in CASES:
         contract, peer = case.resolve()
         prepared = peer.prepare(contract, dict(case.shape), case.point)
-        # Every peer needs CuPy; the torch peers need PyTorch too, Liger-Kernel's PyTorch and itself.
-        uses_torch = case.peer.startswith("torch") or case.peer == "liger-kernel"
+        # Every peer needs CuPy; the torch peers need PyTorch too, a package's peer PyTorch and itself.
+        uses_torch = case.peer.startswith("torch") or case.peer in packages
         if ("cupy" in missing or ("torch" in missing and uses_torch)
-                or ("liger_kernel" in missing and case.peer == "liger-kernel")):
+                or (case.peer in packages and packages[case.peer] in missing)):
             assert prepared in reasons, (case.id, prepared)
 
 
@@ -140,9 +143,8 @@ def test_the_gemm_compile_peer_autotunes_over_triton_alone(monkeypatch: pytest.M
     for _ in range(2):
         peers._compiled(fn, False, peers.MAX_AUTOTUNE_TRITON)
     peers._compiled(fn, False)
-    assert seen == [{"fn": fn, "dynamic": False, "options": {"max_autotune": True, "max_autotune_gemm_backends": "TRITON",
-                                                               "triton.cudagraphs": False}},
-                    {"fn": fn, "dynamic": False, "options": None}]
+    tuned = {"max_autotune": True, "max_autotune_gemm_backends": "TRITON", "triton.cudagraphs": False}
+    assert seen == [{"fn": fn, "dynamic": False, "options": tuned}, {"fn": fn, "dynamic": False, "options": None}]
 
 
 # --- GPU ---------------------------------------------------------------------------------------------
