@@ -91,6 +91,7 @@ def _gather_builds(data: SiteData, progress: Callable[[str], None] | None) -> No
     NVRTC only for the (realization, target) pairs whose facts are stale or missing."""
     try:
         from epldb.evidence.freshness import current_hashes
+        from epldb.evidence.row import canonical_json
         from epldb.evidence.static import build_from_facts, load_facts
         from epldb.validate_deep import compile_all
     except ImportError as exc:
@@ -101,8 +102,12 @@ def _gather_builds(data: SiteData, progress: Callable[[str], None] | None) -> No
     hashes = current_hashes(data.catalog.root, data.catalog)
     stale = []
     for r, target in jobs:
-        rows = facts.of(r.id, target, hashes[r.id])
-        if rows and len(rows) == len(r.points()) * len(r.kernel.entries):
+        # Today's points only: facts of one source hash may also hold points a parameter space has
+        # since dropped or renamed (gemm/tma-wgmma's {bn, stages} before it had bm).
+        wanted = {canonical_json(p) for p in r.points()}
+        rows = list({(row["entry"], row["point"]): row for row in facts.of(r.id, target, hashes[r.id])
+                     if row["point"] in wanted}.values())
+        if rows and len(rows) == len(wanted) * len(r.kernel.entries):
             data.builds[(r.id, target)] = build_from_facts(r, target, rows)
         else:
             stale.append((r, target))
