@@ -320,6 +320,8 @@ def prepare_package(module: str, fn: Callable[..., Any], output: Outputs, args: 
             importlib.import_module(module)
         except ImportError as e:
             return f"not installed: {e.name}"
+        except Exception as e:  # noqa: BLE001 - a package that fails while importing is a skip, not a crash
+            return f"{module} failed to import: {type(e).__name__}: {e}"[:500]
         return eager(contract, shape, point)
 
     return prepare

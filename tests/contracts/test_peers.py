@@ -190,3 +190,24 @@ def test_outputs_converted_on_read_nan_conventions_and_bfloat16_widening() -> No
     assert widened.dtype == cupy.float32 and widened[[0, 2, 3]].tolist() == [1.0, -2.0, -math.inf]
     assert bool(cupy.isnan(widened[1]))
     assert as_float32(f32) is f32
+
+
+def test_a_package_that_fails_while_importing_is_a_skip_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A package's own import may fail for reasons other than absence (its CUDA libraries, its DSL):
+    # the peer's row is skipped with the reason, and the bench goes on.
+    import importlib as imp
+
+    from epldb.contracts import peers
+
+    real = imp.import_module
+
+    def import_module(name: str, *args: Any) -> Any:
+        if name == "quack":
+            raise RuntimeError("no CUDA driver")
+        return real(name, *args)
+
+    monkeypatch.setattr(peers.importlib, "import_module", import_module)
+    contract = get_contract("row-softmax")
+    (quack,) = [p for p in contract.peers() if p.name == peers.QUACK]
+    assert quack.prepare(contract, {"rows": 4, "cols": 1000}, {"dtype": "float32"}) == (
+        "quack failed to import: RuntimeError: no CUDA driver")
