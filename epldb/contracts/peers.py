@@ -328,11 +328,12 @@ def prepare_package(module: str, fn: Callable[..., Any], output: Outputs, args: 
 
 
 def _package_peer(name: str, module: str, title: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs,
-                  convert: Convert | None, tolerance: dict[str, Tolerance] | None) -> Peer:
+                  convert: Convert | None, note: str, tolerance: dict[str, Tolerance] | None) -> Peer:
+    """The peer ``name`` of package ``module``, titled ``title`` and ``note`` in parentheses."""
     prepare = prepare_package(module, fn, output, args)
     if convert is not None:
         prepare = convert_on_read(prepare, convert)
-    return Peer(name, title, prepare, tolerance)
+    return Peer(name, title + (f" ({note})" if note else ""), prepare, tolerance)
 
 
 def liger_peer(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArgs = no_args, *,
@@ -341,8 +342,7 @@ def liger_peer(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArg
     """Liger-Kernel's Triton kernel for the problem (``call`` names it in the title), the fused
     kernels users put into Hugging Face models in place of PyTorch's; ``convert``, ``note`` and
     ``tolerance`` as for torch_peers."""
-    suffix = f" ({note})" if note else ""
-    return _package_peer(LIGER, "liger_kernel", f"Liger-Kernel (Triton): {call}{suffix}", fn, output, args, convert,
+    return _package_peer(LIGER, "liger_kernel", f"Liger-Kernel (Triton): {call}", fn, output, args, convert, note,
                          tolerance)
 
 
@@ -353,5 +353,4 @@ def quack_peer(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArg
     Python DSL, CuTe DSL, for Hopper and Blackwell); as liger_peer otherwise. Its wheels with the
     DSL's (about 100 MB) exceed what one call to a lent GPU carries (docs/GPU.md), so without them
     its rows are skipped, "not installed: quack"."""
-    suffix = f" ({note})" if note else ""
-    return _package_peer(QUACK, "quack", f"QuACK (CuTe DSL): {call}{suffix}", fn, output, args, convert, tolerance)
+    return _package_peer(QUACK, "quack", f"QuACK (CuTe DSL): {call}", fn, output, args, convert, note, tolerance)
