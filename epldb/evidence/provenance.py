@@ -51,7 +51,9 @@ class RunProvenance:
 
 def _history(root: Path, names: list[str]) -> dict[str, str | None] | None:
     """Each commit name → the full sha it names in the history (None: not there), or None when the
-    repository's history cannot be read here (no git, not a clone)."""
+    repository's history cannot be read here (no git, not a clone). The history is what HEAD reaches:
+    an object that only survives in this clone (a commit rewritten by a rebase) is not in it, since a
+    fresh clone would not have it."""
     if not names:
         return {}
     try:
@@ -61,17 +63,19 @@ def _history(root: Path, names: list[str]) -> dict[str, str | None] | None:
             return None  # not a clone of its own (a fixture inside another repository): not its history
         out = subprocess.run(["git", "cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=root,
                              input="".join(f"{n}\n" for n in names), capture_output=True, text=True, timeout=60)
+        reached = subprocess.run(["git", "rev-list", "HEAD"], cwd=root, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
-    if out.returncode != 0:
+    if out.returncode != 0 or reached.returncode != 0:
         return None
+    reachable = set(reached.stdout.split())
     lines = out.stdout.splitlines()
     if len(lines) != len(names):
         return None
     result: dict[str, str | None] = {}
     for name, line in zip(names, lines):
         sha, _, kind = line.partition(" ")
-        result[name] = sha if kind == "commit" else None
+        result[name] = sha if kind == "commit" and sha in reachable else None
     return result
 
 

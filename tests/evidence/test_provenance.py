@@ -40,18 +40,22 @@ def test_holes_are_found_and_only_recorded_ones_are_notices(tmp_path: Path) -> N
     _run(root, "20260101T000003Z-bench-shrt", {"git_commit": sha[:7], "git_dirty": False})
     _run(root, "20260101T000004Z-bench-unkn", {"git_commit": "HEAD\nunknown", "git_dirty": None})
     _run(root, "20260101T000005Z-bench-gone", {"git_commit": "f" * 40, "git_dirty": True})
+    # a commit object HEAD does not reach (what a rebase leaves behind): a fresh clone lacks it
+    orphan = _git(root, "commit-tree", "-m", "rewritten", _git(root, "rev-parse", "HEAD^{tree}"))
+    _run(root, "20260101T000006Z-bench-orph", {"git_commit": orphan, "git_dirty": False})
     holes = {r.run.rsplit("-", 1)[1]: r.holes for r in run_provenance(root)}
     assert holes == {
         "good": [], "dirt": [], "noen": ["no environment file"], "shrt": [f"commit abbreviated as {sha[:7]}"],
         "unkn": ['commit not recorded ("HEAD\\nunknown")', "whether the tree was committed is not recorded"],
         "gone": [f"commit {'f' * 40} is not in the history", "an uncommitted tree with no hash of it"],
+        "orph": [f"commit {orphan} is not in the history"],
     }
     (root / "evidence" / "provenance-holes.yaml").write_text(
         "20260101T000002Z-bench-noen:\n  - no environment file\n"
         "20260101T000003Z-bench-shrt:\n  - commit abbreviated as 0000000\n")  # not the hole found: no excuse
     found = {(p.location.file.rsplit("-", 1)[1], p.severity) for p in provenance_problems(root)}
     assert found == {("noen.parquet", "notice"), ("shrt.parquet", "error"), ("unkn.parquet", "error"),
-                     ("gone.parquet", "error")}
+                     ("gone.parquet", "error"), ("orph.parquet", "error")}
 
 
 def test_the_environment_names_the_tree_measured(tmp_path: Path) -> None:
