@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from epldb.launch.domain import in_domain
 from epldb.select.model import Prediction, RealizationModel
-from epldb.select.observations import (SelectError, Subject, aligned, axis_value, key, observations, subject_of,
-                                       work)
+from epldb.select.observations import (SelectError, Subject, aligned, axis_value, by_output_size, key, observations,
+                                       subject_of, work)
 
 if TYPE_CHECKING:
     import pandas
@@ -133,7 +133,7 @@ class Selector:
             mine = [r for r in mine if r["shape"] != exclude_shape]
         same = [r for r in mine if r["aligned"] == row_aligned]
         obs = same or mine
-        m = RealizationModel(realization, obs)
+        m = RealizationModel(realization, obs, axis_sets_grid=by_output_size(subject))
         if exclude_shape is None:
             self._models[k] = m
         return m

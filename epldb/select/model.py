@@ -12,7 +12,12 @@ Elsewhere the prediction is made of two factors, both read from the evidence:
   staged kernel serves long rows), and its fixed costs a row (the cluster's exchange, the staging's
   set-up) weigh more on every shorter one (experiment 0046-select-below-shortest);
 - the point's **regret**: its time over the envelope where it was measured. A point measured on
-  both sides of the query has its regret interpolated. Any other point (measured on one side only,
+  both sides of the query has its regret interpolated; where the axis alone sets how many blocks
+  the launch has (a matrix product's output size sets its tile count, ``axis_sets_grid``), so does
+  a point measured at the query's own axis value at another shape (128 x 4096 x 14336 for
+  128 x 4096 x 4096: the same 64 x 64 tiles fill the SMs alike at any depth; experiment
+  0052-select-same-output-size), while a row length measured at another row count is not the same
+  launch (16 rows of 131072 fill 16 SMs where 256 fill them all). Any other point (measured on one side only,
   or never away from the query, as a register kernel sized for one row length) is rated by how far
   its parameters lie from the **trend** of the best points, since a regret measured at another row
   length does not carry over (a lane count that is right for 1 Ki columns idles lanes at 256): each
@@ -95,8 +100,10 @@ class RealizationModel:
     """Fitted on the observations (epldb.select.observations) of one realization at one device,
     dtype and problem."""
 
-    def __init__(self, realization: str, obs: "pandas.DataFrame | Sequence[Mapping[str, Any]]") -> None:
+    def __init__(self, realization: str, obs: "pandas.DataFrame | Sequence[Mapping[str, Any]]",
+                 axis_sets_grid: bool = False) -> None:
         self.realization = realization
+        self.axis_sets_grid = axis_sets_grid  # see the module's docstring: the regret at the query's own x
         records = obs.to_dict("records") if hasattr(obs, "to_dict") else list(obs)
         self.by_shape: dict[str, list[dict[str, Any]]] = {}
         for rec in records:
@@ -126,6 +133,9 @@ class RealizationModel:
         seen = self.points.get(key(point))
         if seen and seen[0][0] < x < seen[-1][0]:
             return math.exp(_interp(x, [p[0] for p in seen], [p[1] for p in seen]))
+        here = [p[1] for p in seen or () if p[0] == x]
+        if here and self.axis_sets_grid:
+            return math.exp(sum(here) / len(here))
         distance = 0.0
         for name, (kind, target) in trend.items():
             v = point.get(name)
