@@ -26,6 +26,18 @@ cd "$(dirname "$0")/.."
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   || { echo "wheel install failed"; exit 1; }
 export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
+# Package trees too large for one call, brought in parts over several calls (tools/carry-parts.sh):
+# each whose parts are all here goes on the path; one still missing parts leaves its peers skipped.
+for sums in .carry/*.sha256; do
+  [ -e "$sums" ] || continue
+  name=$(basename "$sums" .sha256)
+  if bash tools/carry-parts.sh unpack "$name" "/tmp/carry-$name"; then
+    PYTHONPATH="$PYTHONPATH:$(bash tools/carry-parts.sh path "/tmp/carry-$name")"
+    echo "carry-parts: $name on the path"
+  else
+    echo "carry-parts: $name is not whole here; its peers are skipped"
+  fi
+done
 # Strict provenance (epldb.evidence.provenance): a run names a full commit of the history and says
 # whether the tree differed from it; the environment adds the hash of the tree measured.
 if ! [[ "${EPL_GIT_COMMIT:-}" =~ ^[0-9a-f]{40}$ ]] || ! [[ "${EPL_GIT_DIRTY:-}" =~ ^[01]$ ]]; then

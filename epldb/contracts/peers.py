@@ -351,6 +351,6 @@ def quack_peer(call: str, fn: Callable[..., Any], output: Outputs, args: PeerArg
                tolerance: dict[str, Tolerance] | None = None) -> Peer:
     """QuACK's kernel for the problem (``quack-kernels``: memory-bound kernels written in CUTLASS's
     Python DSL, CuTe DSL, for Hopper and Blackwell); as liger_peer otherwise. Its wheels with the
-    DSL's (about 100 MB) exceed what one call to a lent GPU carries (docs/GPU.md), so without them
-    its rows are skipped, "not installed: quack"."""
+    DSL's (about 106 MB) exceed what one call to a lent GPU carries; tools/carry-parts.sh brings them
+    in parts (docs/GPU.md), and without them its rows are skipped, "not installed: quack"."""
     return _package_peer(QUACK, "quack", f"QuACK (CuTe DSL): {call}", fn, output, args, convert, note, tolerance)
