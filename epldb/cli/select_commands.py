@@ -125,7 +125,8 @@ def rules_command(args: argparse.Namespace) -> int:
         body.append([r.device, r.dtype, ", ".join(f"{k}={v}" for k, v in r.problem.items()) or "-",
                      f"{r.low}-{r.high}", rows, r.realization.split("/", 1)[-1],
                      points + (f" (+{len(r.points) - 3})" if len(r.points) > 3 else ""), "/".join(r.basis)])
-    print(table(body, ["device", "dtype", "problem", regions[0].axis, "rows", "realization", "points", "basis"]))
+    print(table(body, ["device", "dtype", "problem", regions[0].axis, regions[0].beside, "realization", "points",
+                       "basis"]))
     print()
     for rid, why in {r.realization: r.reason for r in regions}.items():
         cut = why.find(". ")

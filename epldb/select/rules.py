@@ -8,7 +8,8 @@ shape of the nearest row length with its row length replaced and its row count s
 element count stays that shape's. Consecutive grid points that pick the same realization form one
 region; a region lists the points chosen inside it. The row count enters only through that
 scaling: the model does not separate it from the row length (epldb.select.model), and the table
-says which row count each region was read at.
+says which row count each region was read at. A matrix product is swept along m·n, m set for the
+template's n, and its table gives n at each region's ends where a row contract gives the rows.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ class Region:
     axis: str  # the shape variable swept: cols, or n
     low: int  # first row length of the region (inclusive)
     high: int  # last one
-    rows: tuple[int, int] | None  # row counts at the two ends (None for a flat contract)
+    rows: tuple[int, int] | None  # the `beside` size at the two ends (None for a flat contract)
     realization: str
     points: tuple[dict[str, Any], ...]
     basis: tuple[str, ...]  # how the picks were made: measured, interpolated, extrapolated, rule
     reason: str
+    beside: str = "rows"  # what ``rows`` holds: the row count, or a matrix product's n (its axis is m)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -53,10 +55,21 @@ def _grid(xs: list[float]) -> list[float]:
     return [lo + i * STEP for i in range(n + 1)]
 
 
+def _even(subject: Subject, shape: Mapping[str, int]) -> bool:
+    """Whether every size the sweep keeps from a template (all but the row length and the row count)
+    is a multiple of 16: the table reads the common case, and a GEMM template of n = 4097 would
+    carry its unaligned rows into a whole region (realizations whose TMA needs 16-byte strides do
+    not serve it, so the slowest rung appeared to win from m = 4870 to 6887)."""
+    kept = [v for k, v in shape.items() if k not in (subject.axis, "rows", "m")]
+    return all(v % 16 == 0 for v in kept)
+
+
 def shape_at(subject: Subject, templates: list[dict[str, int]], x: float) -> dict[str, int]:
-    """The shape of row length 2^x (rounded) modelled on the bench shape of the nearest row length."""
+    """The shape of row length 2^x (rounded) modelled on the bench shape of the nearest row length
+    (among the templates whose kept sizes are multiples of 16, where there are any)."""
     axis = subject.axis
-    t = min(templates, key=lambda s: abs(axis_value(subject, s) - x))
+    even = [s for s in templates if _even(subject, s)] or templates
+    t = min(even, key=lambda s: abs(axis_value(subject, s) - x))
     # x is log2(m·n) for a matrix product: m of the template's n
     length = max(1, int(round(2 ** x / (t["n"] if by_output_size(subject) else 1))))
     shape = dict(t)
@@ -114,6 +127,9 @@ def _region(selector: Selector, device: str, dtype: str, problem: Mapping[str, A
     first, last = picks[0], picks[-1]
     axis = subject.axis
     points = tuple({key(c.point): c.point for _, c in picks}.values())
-    rows = (first[0]["rows"], last[0]["rows"]) if "rows" in first[0] and axis != "rows" else None
+    # A matrix product's regions are read along m·n with n from the template: m alone is no range
+    # (one region may run from 73 x 128256 to 8372 x 8192), so n is given at the ends.
+    beside = "n" if by_output_size(subject) else "rows"
+    rows = (first[0][beside], last[0][beside]) if beside in first[0] and axis != beside else None
     return Region(device, dtype, dict(problem), axis, first[0][axis], last[0][axis], rows, first[1].realization,
-                  points, tuple(dict.fromkeys(c.basis for _, c in picks)), first[1].reason)
+                  points, tuple(dict.fromkeys(c.basis for _, c in picks)), first[1].reason, beside)

@@ -124,6 +124,15 @@ def test_the_rules_are_what_select_picks_inside_each_region(selector: Selector) 
     assert len(covering) == 1
 
 
+def test_a_matrix_products_rules_are_read_at_aligned_n_and_say_which(selector: Selector) -> None:
+    # The GEMM's regions run along m·n at a template's n: never 4097, whose unaligned rows only the
+    # plain rungs serve (the baseline appeared to win from m = 4870 to 6887), and n is in the table.
+    regions = rules(selector.lab, "gemm", selector=selector)
+    assert regions and all(r.beside == "n" and r.rows is not None for r in regions)
+    assert all(n % 16 == 0 for r in regions for n in r.rows or ())
+    assert all(r.realization != "gemm/smem-sync" for r in regions)
+
+
 def test_leave_one_shape_out_scores_each_cell_with_its_hidden_rows(selector: Selector) -> None:
     result = evaluate(selector.lab, ["rmsnorm", "segmented-row-reduce"], selector)
     assert result.cells

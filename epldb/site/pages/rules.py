@@ -61,9 +61,10 @@ def decision_table(site: Site, page: Page, regions: Sequence[Region], *, caption
              nowrap(_span(r.low, r.high, " – ")), nowrap(_span(*r.rows, " → ")) if r.rows is not None else dash(),
              site.link_id(page, "realization", r.realization), _points(site, r), esc(_basis(r.basis))]
             for r in regions]
-    header = ["dtype", *(["problem"] if with_problem else []), f"row length ({axis})", "rows", "realization",
-              "points chosen", "basis"]
-    first_number = header.index(f"row length ({axis})")
+    beside = regions[0].beside if regions else "rows"
+    length = f"row length ({axis})" if beside == "rows" else axis  # a matrix product: m beside n
+    header = ["dtype", *(["problem"] if with_problem else []), length, beside, "realization", "points chosen", "basis"]
+    first_number = header.index(length)
     return table(header, rows, numeric=[first_number, first_number + 1], caption_html=caption_html)
 
 
