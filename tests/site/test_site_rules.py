@@ -124,3 +124,12 @@ def test_the_table_escapes_what_it_shows(site: Site) -> None:
     assert "<script" not in out and not re.search(r"href=\"?\s*javascript", out)
     assert out.count("&lt;script&gt;") >= 5  # dtype, problem, the unknown realization, points, basis
     assert "+2" in out and "dtype=" not in out
+
+
+def test_a_matrix_products_table_gives_m_beside_n(site: Site) -> None:
+    region = Region("nvidia-h100-80gb-hbm3", "bfloat16", {"layout": "nt"}, "m", 73, 8372, (14336, 128256),
+                    "gemm/tma-wgmma", ({"bm": 128, "bn": 256, "stages": 4},), ("interpolated",), "why", "n")
+    out = decision_table(site, Page("generated/x.md", "x"), [region])
+    assert [text(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", out)] == [
+        "dtype", "problem", "m", "n", "realization", "points chosen", "basis"]
+    assert "14336 → 128256" in out

@@ -44,10 +44,17 @@ def which_realization_when(site: Site, page: Page, subject: Primitive | Operator
     reasons = {r.realization: r.reason for r in found}
     page.raw("<ul>" + "".join(f"<li>{site.link_id(page, 'realization', rid)}: {esc(first_sentence(why))}</li>"
                              for rid, why in reasons.items() if why) + "</ul>")
-    page.para("Why each wins there is its record's own account, first sentence above. Computed by the selection model (<code>epldb.select</code>): each realization's best time per "
-              "byte, interpolated over log2 of the row length between its measured row lengths "
-              "(<em>extrapolated</em> outside them), the regions read off <code>select()</code> at quarter "
-              "octaves with the row count scaled to keep the bench shape's element count; "
+    by_output = found[0].beside == "n"  # a matrix product: time per flop over log2(m·n)
+    model = ("each realization's best time per flop, interpolated over log2 of the output's size m·n "
+             "between its measured sizes (<em>extrapolated</em> outside them), the regions read off "
+             "<code>select()</code> at quarter octaves of m·n with n from the nearest bench shape"
+             if by_output else
+             "each realization's best time per byte, interpolated over log2 of the row length between its "
+             "measured row lengths (<em>extrapolated</em> outside them), the regions read off "
+             "<code>select()</code> at quarter octaves with the row count scaled to keep the bench shape's "
+             "element count")
+    page.para("Why each wins there is its record's own account, first sentence above. Computed by the selection "
+              f"model (<code>epldb.select</code>): {model}; "
               f"<code>epldb rules {esc(subject.id)}</code> prints the same table. How often such picks are "
               f"right on shapes the model did not see: {page.a(layout.SELECTION, SELECTION_TITLE)}.")
 
