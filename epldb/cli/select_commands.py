@@ -47,7 +47,11 @@ def _problem(args: argparse.Namespace) -> dict[str, Any]:
 
 def select_command(args: argparse.Namespace) -> int:
     from epldb.select import SelectError, Selector
+    from epldb.select.choose import microseconds
 
+    if args.device is not None and not args.device.strip():
+        raise UsageError("--device: give a device's name as its evidence folder spells it, e.g. nvidia-h200, or "
+                         "leave it out")
     cat = load_catalog(args, lint=False)
     selector = Selector(cat)
     try:
@@ -68,12 +72,12 @@ def select_command(args: argparse.Namespace) -> int:
     print(f"why: {choice.reason}")
     if choice.evidence:
         print("rests on:")
-        print(table([[e["run"], e["realization"], e["params"], e["shape"], f"{e['time_ms'] * 1000:.1f}"]
+        print(table([[e["run"], e["realization"], e["params"], e["shape"], microseconds(e["time_ms"])]
                      for e in choice.evidence], ["run", "realization", "params", "shape", "us"]))
     if choice.alternatives:
         print("next:")
         print(table([[a["realization"], ", ".join(f"{k}={v}" for k, v in a["point"].items()),
-                      f"{a['predicted_ms'] * 1000:.1f}", a["basis"]] for a in choice.alternatives[:4]],
+                      microseconds(a["predicted_ms"]), a["basis"]] for a in choice.alternatives[:4]],
                     ["realization", "point", "us", "basis"]))
     return EXIT_OK
 

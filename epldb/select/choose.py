@@ -63,8 +63,14 @@ class Choice:
         else:
             rate = (f"{self.predicted_gflops / 1000:.0f} TFLOP/s" if self.predicted_gflops
                     else f"{self.predicted_gbps:.0f} GB/s")
-            timing = f"{self.predicted_ms * 1000:.1f} us predicted ({rate}, {self.basis})"
+            timing = f"{microseconds(self.predicted_ms)} us predicted ({rate}, {self.basis})"
         return f"{self.realization} [{point}]: {timing}"
+
+
+def microseconds(ms: float) -> str:
+    """A time in ms as microseconds to read: one decimal, three significant digits below 1 us."""
+    us = ms * 1000
+    return f"{us:.1f}" if us >= 1 else f"{us:.3g}"
 
 
 def _clean(value: Any) -> Any:
@@ -198,6 +204,13 @@ class Selector:
                 note = "; ".join(filter(None, [note, (
                     "rows here are not 16-byte aligned and the evidence times only aligned ones: the vector "
                     "kernels' scalar path is not in the prediction")]))
+        fastest = min((rec["time_ms"] for rec in self._records(subject, here, dtype, problem).get(best.realization, [])),
+                      default=None)
+        if best.basis != "measured" and fastest is not None and best.time_ms < fastest:
+            note = "; ".join(filter(None, [note, (
+                f"predicted below the fastest time measured of {best.realization} here "
+                f"({microseconds(fastest)} us): the model scales time with the bytes and leaves out the launch "
+                "and its latency, which bound a small problem from below")]))
         nbytes = subject.contract.bytes_moved(shape_d, best.point)
         flops = subject.contract.flops(shape_d, best.point) if subject.contract.rate_ceiling else None
         return Choice(

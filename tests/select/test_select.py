@@ -264,3 +264,17 @@ def test_where_the_axis_sets_the_grid_a_point_measured_at_the_same_axis_value_ke
     # Row lengths: the same length at another row count is another launch, so the trend decides.
     rows_model = RealizationModel("r", obs).predict("hidden", 19.0, 1 << 20, points)
     assert rows_model is not None and rows_model.point == {"bm": 128}
+
+
+def test_a_problem_too_small_to_time_says_the_launch_bounds_it(selector: Selector, capsys) -> None:
+    choice = selector.select("softmax", "5x3", "float32", "nvidia-h100-80gb-hbm3")
+    assert choice.predicted_ms is not None and choice.predicted_ms < 1e-3
+    assert "leaves out the launch" in choice.note
+    big = selector.select("softmax", "8192x32001", "float32", "nvidia-h100-80gb-hbm3")
+    assert "launch" not in big.note
+    assert "0.000" not in big.summary() and " us predicted" in choice.summary()
+
+
+def test_an_empty_device_is_a_usage_error(capsys) -> None:
+    assert main(["select", "softmax", "--shape", "8x8", "--dtype", "float32", "--device", " "]) == 2
+    assert "--device: give a device's name" in capsys.readouterr().err
