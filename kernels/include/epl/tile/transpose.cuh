@@ -9,6 +9,9 @@
 // checks of a tile that reaches past the matrix; interior tiles run without them.
 // transpose_tile_sector_stores: staged, with y's row segments shifted to whole sectors (below).
 //
+// transpose_tile_sector_pairs: the same stores for 2-byte types, the tile staged column by column
+// so that each stored word is one shared read (below).
+//
 // Records: catalog/realizations/transpose/*.yaml.
 #pragma once
 
@@ -130,6 +133,86 @@ __device__ __forceinline__ void transpose_tile_sector_stores(const T* __restrict
 #pragma unroll
         for (int v = 0; v < V; ++v)
           if (r + v >= 0 && r + v < rows) row[r + v] = tile.at(i + v, ty + k);
+      }
+    }
+  }
+}
+
+// transpose_tile_sector_pairs: transpose_tile_sector_stores for a 2-byte T with the staged tile laid
+// out column-major. A y row's word (two elements: x rows r and r + 1 of one column) is then two
+// neighbouring halfwords of one column, read as one 4-byte shared load; the row-major tile reads them
+// as two 2-byte loads and packs them (PRMT), three instructions a word where this takes one
+// (transpose/sector-tile's bf16 gap is instructions per byte). Column j keeps staged row i at
+// halfword j * kPitch + sh_j + i, where the parity sh_j puts the first element of y row c0 + j's
+// shifted segment on a word; kPitch is even and kPitch / 2 odd, so the 32 lanes of a warp that write
+// one staged row across 32 columns land in distinct banks but where sh_j moves one by a word.
+template <int TILE>
+struct SectorPairs {
+  static constexpr int kSector = 16;                                       // 2-byte elements a sector
+  static constexpr int kRows = TILE + kSector - 1;                         // x rows staged
+  static constexpr int kPitch = ((((kRows + 1) / 2) | 1) * 2);             // >= kRows + 1 (room for sh_j)
+  static constexpr int kElements = TILE * kPitch;
+  static_assert(TILE * 2 % 128 == 0, "a warp store is 128 bytes of whole sectors");
+};
+
+template <int TILE, int BY, bool EDGE, typename T>
+__device__ __forceinline__ void transpose_tile_sector_pairs(const T* __restrict__ x, T* __restrict__ y, int rows,
+                                                            int cols, int r0, int c0, T* __restrict__ smem) {
+  static_assert(sizeof(T) == 2, "pairs of 2-byte elements make the 4-byte words stored");
+  using S = SectorPairs<TILE>;
+  constexpr int E = S::kSector, P = S::kPitch;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int first = r0 - (E - 1);  // x row of staged row 0
+  // The offset s of y row c's element r0 within its sector (0 <= s < E): its segment starts at r0 - s.
+  const auto offset = [&](int c) {
+    return static_cast<int>((reinterpret_cast<size_t>(y + static_cast<size_t>(c) * rows + r0) & 31) / sizeof(T));
+  };
+  constexpr int K = (S::kRows + BY - 1) / BY, J = TILE / 32;
+  T v[K][J];  // every load issued before the first shared store (see transpose_tile_sector_stores)
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int i = ty + k * BY;
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int r = first + i, c = c0 + tx + 32 * j;
+      const bool in = i < S::kRows && (!EDGE || (r >= 0 && r < rows && c < cols));
+      v[k][j] = in ? x[static_cast<size_t>(r) * cols + c] : T{};
+    }
+  }
+  int base[J];  // column tx + 32 j's first halfword: j * P + sh_j, sh_j = the parity of E - 1 - s
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    const int col = tx + 32 * j;
+    base[j] = col * P + ((E - 1 - offset(c0 + col)) & 1);
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int i = ty + k * BY;
+    if (i < S::kRows) {
+#pragma unroll
+      for (int j = 0; j < J; ++j) smem[base[j] + i] = v[k][j];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < TILE; k += BY) {
+    const int col = ty + k, c = c0 + col;  // y's row
+    if (EDGE && c >= cols) continue;
+    T* row = y + static_cast<size_t>(c) * rows;
+    const int s = offset(c);
+    // Staged row E - 1 - s holds element r0 - s, at halfword sh + E - 1 - s of the column: rounded up
+    // to even by sh, that is (E - s) & ~1.
+    const T* column = smem + col * P + ((E - s) & ~1);
+#pragma unroll
+    for (int j = 0; j < TILE; j += 64) {
+      const int r = r0 - s + j + 2 * tx;  // a word of y's row, on a sector boundary plus 4 tx bytes
+      const T* pair = column + j + 2 * tx;
+      if (!EDGE) {
+        *reinterpret_cast<unsigned*>(row + r) = *reinterpret_cast<const unsigned*>(pair);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          if (r + e >= 0 && r + e < rows) row[r + e] = pair[e];
       }
     }
   }
