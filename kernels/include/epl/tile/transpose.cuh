@@ -78,6 +78,33 @@ struct SectorTile {
   using Tile = SharedTile<T, kRows, TILE, TileLayout::kPadded>;  // pitch TILE + 1: columns conflict-free
 };
 
+// The offset of p within its 32-byte sector, in elements.
+template <typename T>
+__device__ __forceinline__ int sector_offset(const T* p) {
+  return static_cast<int>((reinterpret_cast<size_t>(p) & 31) / sizeof(T));
+}
+
+// The registers of a sector-shifted stage: x rows [first, first + ROWS) by the block's columns
+// [c0, c0 + 32 J), row i at v[i / BY][j] of thread (tx, i % BY), lanes along the rows; T{} past ROWS
+// and, with EDGE, outside the matrix. Every load is issued before the caller's first shared store:
+// written as one loop with the stores, ptxas pairs each load with its store and a warp keeps one row
+// (64 bytes in bf16) in flight.
+template <int ROWS, int BY, bool EDGE, typename T, int K, int J>
+__device__ __forceinline__ void load_shifted_rows(const T* __restrict__ x, int rows, int cols, int first, int c0,
+                                                  T (&v)[K][J]) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int i = ty + k * BY;
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int r = first + i, c = c0 + tx + 32 * j;
+      const bool in = i < ROWS && (!EDGE || (r >= 0 && r < rows && c < cols));
+      v[k][j] = in ? x[static_cast<size_t>(r) * cols + c] : T{};
+    }
+  }
+}
+
 template <int TILE, int BY, bool EDGE, typename T>
 __device__ __forceinline__ void transpose_tile_sector_stores(const T* __restrict__ x, T* __restrict__ y, int rows,
                                                              int cols, int r0, int c0,
@@ -86,20 +113,9 @@ __device__ __forceinline__ void transpose_tile_sector_stores(const T* __restrict
   constexpr int E = S::kSector, V = S::kPerLane;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int first = r0 - (E - 1);  // x row of tile row 0
-  // Every load of the thread is issued before the first shared store: written as one loop, ptxas
-  // pairs each load with its store and a warp keeps one row (64 bytes in bf16) in flight.
   constexpr int K = (S::kRows + BY - 1) / BY, J = TILE / 32;
   T v[K][J];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int i = ty + k * BY;
-#pragma unroll
-    for (int j = 0; j < J; ++j) {
-      const int r = first + i, c = c0 + tx + 32 * j;
-      const bool in = i < S::kRows && (!EDGE || (r >= 0 && r < rows && c < cols));
-      v[k][j] = in ? x[static_cast<size_t>(r) * cols + c] : T{};
-    }
-  }
+  load_shifted_rows<S::kRows, BY, EDGE>(x, rows, cols, first, c0, v);
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int i = ty + k * BY;
@@ -114,7 +130,7 @@ __device__ __forceinline__ void transpose_tile_sector_stores(const T* __restrict
     const int c = c0 + ty + k;  // y's row
     if (EDGE && c >= cols) continue;
     T* row = y + static_cast<size_t>(c) * rows;
-    const int s = static_cast<int>((reinterpret_cast<size_t>(row + r0) & 31) / sizeof(T));
+    const int s = sector_offset(row + r0);
     const int a = r0 - s;  // the segment's first element: a sector boundary
 #pragma unroll
     for (int j = 0; j < TILE; j += 32 * V) {
@@ -164,21 +180,10 @@ __device__ __forceinline__ void transpose_tile_sector_pairs(const T* __restrict_
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int first = r0 - (E - 1);  // x row of staged row 0
   // The offset s of y row c's element r0 within its sector (0 <= s < E): its segment starts at r0 - s.
-  const auto offset = [&](int c) {
-    return static_cast<int>((reinterpret_cast<size_t>(y + static_cast<size_t>(c) * rows + r0) & 31) / sizeof(T));
-  };
+  const auto offset = [&](int c) { return sector_offset(y + static_cast<size_t>(c) * rows + r0); };
   constexpr int K = (S::kRows + BY - 1) / BY, J = TILE / 32;
-  T v[K][J];  // every load issued before the first shared store (see transpose_tile_sector_stores)
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int i = ty + k * BY;
-#pragma unroll
-    for (int j = 0; j < J; ++j) {
-      const int r = first + i, c = c0 + tx + 32 * j;
-      const bool in = i < S::kRows && (!EDGE || (r >= 0 && r < rows && c < cols));
-      v[k][j] = in ? x[static_cast<size_t>(r) * cols + c] : T{};
-    }
-  }
+  T v[K][J];
+  load_shifted_rows<S::kRows, BY, EDGE>(x, rows, cols, first, c0, v);
   int base[J];  // column tx + 32 j's first halfword: j * P + sh_j, sh_j = the parity of E - 1 - s
 #pragma unroll
   for (int j = 0; j < J; ++j) {
